@@ -1,0 +1,65 @@
+//! Put thread-pool workers to sleep and wake them, correctly and cheaply.
+//!
+//! [`Notifier`] is an event count in the line of Eigen's `EventCount` and
+//! Taskflow's `NonblockingNotifier`: workers that find no work announce that
+//! they are about to sleep, check for work once more, and only then park,
+//! each on its own futex word. Producers pay one fence and one load to notify
+//! when nobody sleeps.
+//!
+//! # The wait loop
+//!
+//! ```
+//! use eventcount::Notifier;
+//! use std::collections::VecDeque;
+//! use std::sync::{Arc, Mutex};
+//! use std::thread;
+//!
+//! let notifier = Arc::new(Notifier::new(2));
+//! let queue = Arc::new(Mutex::new(VecDeque::new()));
+//!
+//! let workers: Vec<_> = (0..2)
+//!     .map(|wid| {
+//!         let (notifier, queue) = (notifier.clone(), queue.clone());
+//!         thread::spawn(move || {
+//!             let mut sum = 0;
+//!             loop {
+//!                 // 1. check
+//!                 if let Some(job) = queue.lock().unwrap().pop_front() {
+//!                     if job == 0 { return sum; } // 0 means "stop"
+//!                     sum += job;
+//!                     continue;
+//!                 }
+//!                 // 2. prepare
+//!                 let wait = notifier.prepare_wait(wid);
+//!                 // 3. re-check
+//!                 if !queue.lock().unwrap().is_empty() {
+//!                     notifier.cancel_wait(wait);
+//!                     continue;
+//!                 }
+//!                 // 4. commit: sleeps until a notify
+//!                 notifier.commit_wait(wait);
+//!             }
+//!         })
+//!     })
+//!     .collect();
+//!
+//! for job in [1, 2, 3, 4, 0, 0] {
+//!     queue.lock().unwrap().push_back(job);
+//!     notifier.notify_one();
+//! }
+//! let total: i32 = workers.into_iter().map(|w| w.join().unwrap()).sum();
+//! assert_eq!(total, 10);
+//! ```
+//!
+//! The protocol, its memory orderings and the proof that no wakeup is lost
+//! are in `docs/notifier.md` in the repository.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs, missing_debug_implementations)]
+
+mod error;
+mod notifier;
+mod sync;
+
+pub use error::CapacityError;
+pub use notifier::{Notifier, PreparedWait};
