@@ -540,7 +540,7 @@ impl Notifier {
             }
             let pre_waiters = state.pre_waiters();
             let new =
-                State(State::IDLE.0 | pre_waiters * ONE_PRE_WAITER | pre_waiters * ONE_SIGNAL);
+                State(State::IDLE.0 | (pre_waiters * ONE_PRE_WAITER) | (pre_waiters * ONE_SIGNAL));
             match self.state.compare_exchange_weak(
                 state.0,
                 new.0,

@@ -145,7 +145,7 @@ impl State {
 pub(crate) fn stack_word(slot: usize, epoch_bits: u64) -> u64 {
     debug_assert!((slot as u64) < EMPTY_TOP);
     debug_assert_eq!(epoch_bits & !EPOCH_MASK, 0);
-    (slot as u64) << TOP_SHIFT | epoch_bits
+    ((slot as u64) << TOP_SHIFT) | epoch_bits
 }
 
 /// The slot index in a stack word, or `None` for the empty stack.
