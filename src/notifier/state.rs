@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn fields_round_trip() {
-        let s = State(stack_word(5, 7 * ONE_EPOCH) | 3 * ONE_PRE_WAITER | 2 * ONE_SIGNAL);
+        let s = State(stack_word(5, 7 * ONE_EPOCH) | (3 * ONE_PRE_WAITER) | (2 * ONE_SIGNAL));
         assert_eq!(s.top(), 5);
         assert_eq!(s.pre_waiters(), 3);
         assert_eq!(s.signals(), 2);
