@@ -157,10 +157,12 @@ fn cancel_racing_notify_keeps_signal_for_other_waiter() {
 }
 
 /// notify_n(k) never releases more than k waiters, and every wakeup is
-/// accounted for by a release.
+/// accounted for by a release. Bound 3: both waiters must be stopped between
+/// their re-check and their commit while main notifies, which takes three
+/// preemptions.
 #[test]
 fn notify_n_releases_at_most_n() {
-    check(2, || {
+    check(3, || {
         let notifier = Arc::new(Notifier::new(2));
         let permits = Arc::new(AtomicUsize::new(0));
         let waiters: Vec<_> = (0..2)
@@ -184,38 +186,87 @@ fn notify_n_releases_at_most_n() {
     });
 }
 
-/// ABA on the waiter stack: notifier A reads top = slot 0 and its link
-/// (slot 1), then stalls; notifier B pops both; slot 0 is pushed again onto
-/// the empty stack. A's CAS must fail (the epoch changed) rather than
-/// install the stale link to slot 1. Starts the epochs at the wrap.
+/// Wait until `flag` is set: the check / prepare / re-check / commit loop.
+fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
+    loop {
+        if flag.load(Ordering::Acquire) {
+            return;
+        }
+        let wait = notifier.prepare_wait(wid);
+        if flag.load(Ordering::Acquire) {
+            notifier.cancel_wait(wait);
+        } else {
+            notifier.commit_wait(wait);
+        }
+    }
+}
+
+/// ABA on the waiter stack. Main owns slots A (0), B (1) and C (2) and
+/// prepares B then A, so the stack is A → B. Notifier N1 loads the state,
+/// reads A's link (B) and stalls. N2's notify_all takes both; main cancels
+/// them, then prepares C and A again: the stack is A → C, with the same
+/// waiting count as N1 saw. Only A's epoch tells N1's snapshot from the new
+/// state: if N1's CAS succeeded it would install the stale link to B (a slot
+/// no longer stacked) and lose C. Epochs start one push below the wrap.
 #[test]
-fn aba_repush_while_another_notifies() {
+fn aba_stale_pop_after_repush() {
     check(2, || {
-        let notifier = Arc::new(Notifier::with_epoch_near_wrap(2));
+        let notifier = Arc::new(Notifier::with_epoch_near_wrap(3));
+        let stalled = {
+            let notifier = notifier.clone();
+            thread::spawn(move || {
+                notifier.notify_one();
+            })
+        };
+        let takes_all = {
+            let notifier = notifier.clone();
+            thread::spawn(move || {
+                notifier.notify_all();
+            })
+        };
+        let b = notifier.prepare_wait(1);
+        let a = notifier.prepare_wait(0);
+        notifier.cancel_wait(a);
+        notifier.cancel_wait(b);
+        let c = notifier.prepare_wait(2);
+        let a = notifier.prepare_wait(0);
+        // Block (not spin) so the stalled notifier can finish its CAS while
+        // A and C are stacked.
+        stalled.join().unwrap();
+        takes_all.join().unwrap();
+        notifier.cancel_wait(a);
+        notifier.cancel_wait(c);
+    });
+}
+
+/// Cancelled slots left below the top of the stack: a notify must skip them
+/// (they are not waiting) and keep popping until it reaches a real waiter,
+/// and their owner's next prepare revives them in place (or pushes afresh if
+/// a notifier popped them meanwhile). One thread owns slots 1 and 2: it
+/// prepares both, cancels 1 (below 2: left on the stack as cancelled), then
+/// 2 (on top: pops itself), then prepares and cancels 1 again.
+#[test]
+fn cancelled_slots_are_skipped_and_revived() {
+    check(2, || {
+        let notifier = Arc::new(Notifier::new(3));
         let permits = Arc::new(AtomicUsize::new(0));
-        let twice = {
+        let sleeper = {
             let (notifier, permits) = (notifier.clone(), permits.clone());
-            thread::spawn(move || {
-                take_permit(&notifier, 0, &permits);
-                take_permit(&notifier, 0, &permits);
-            })
+            thread::spawn(move || take_permit(&notifier, 0, &permits))
         };
-        let once = {
-            let (notifier, permits) = (notifier.clone(), permits.clone());
+        let canceller = {
+            let notifier = notifier.clone();
             thread::spawn(move || {
-                take_permit(&notifier, 1, &permits);
-            })
-        };
-        let other_notifier = {
-            let (notifier, permits) = (notifier.clone(), permits.clone());
-            thread::spawn(move || {
-                permits.fetch_add(2, Ordering::Release);
-                notifier.notify_n(2);
+                let below = notifier.prepare_wait(1);
+                let above = notifier.prepare_wait(2);
+                notifier.cancel_wait(below);
+                notifier.cancel_wait(above);
+                let again = notifier.prepare_wait(1);
+                notifier.cancel_wait(again);
             })
         };
         post_permit(&notifier, &permits);
-        other_notifier.join().unwrap();
-        once.join().unwrap();
-        twice.join().unwrap();
+        canceller.join().unwrap();
+        sleeper.join().unwrap();
     });
 }

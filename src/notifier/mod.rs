@@ -12,8 +12,8 @@ use crossbeam_utils::CachePadded;
 
 use crate::error::CapacityError;
 use crate::sync::{fence, AtomicU64, Ordering};
-use slot::{Slot, COMMITTED, IDLE, PARKED, PREPARED};
-use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH, ONE_PRE_WAITER, ONE_SIGNAL};
+use slot::{Delivery, Slot, CANCELLED, IDLE, PARKED, PREPARED, SIGNALED};
+use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH};
 
 pub use token::PreparedWait;
 
@@ -38,13 +38,18 @@ pub use token::PreparedWait;
 /// may be spurious (a woken waiter must check its condition again), never
 /// missing.
 ///
+/// Every notification is delivered to one particular waiter: a notify pops a
+/// waiter off the notifier's lock-free stack and hands it the notification,
+/// which no other waiter can take. A waiter that cancels after receiving one
+/// passes it on to the next waiter.
+///
 /// Costs:
 /// - a notify with nobody waiting is one `SeqCst` fence and one load: no
 ///   read-modify-write, no syscall, no write to a shared cache line;
-/// - a notify that reaches a prepared-but-not-committed waiter is one CAS and
-///   no syscall;
-/// - a notify that pops a committed waiter makes a `futex_wake` only if that
-///   waiter is actually asleep;
+/// - a notify that reaches a prepared-but-not-committed waiter costs two
+///   compare-and-swaps (pop, deliver) and no syscall;
+/// - a notify that reaches a committed waiter makes one `futex_wake`, and
+///   only because that waiter is actually asleep;
 /// - no thread ever waits for another thread's commit or cancel.
 ///
 /// # Examples
@@ -85,12 +90,10 @@ pub use token::PreparedWait;
 pub struct Notifier {
     /// The packed state word; layout in `state.rs` and docs/notifier.md:
     ///
-    /// | bits   | field         |
-    /// |--------|---------------|
-    /// | 0..14  | stack top (`0x3FFF` = empty) |
-    /// | 14..28 | pre-waiters   |
-    /// | 28..42 | signals       |
-    /// | 42..64 | epoch of top  |
+    /// | bits   | field                                    |
+    /// |--------|------------------------------------------|
+    /// | 0..16  | stack top (`0xFFFF` = empty)             |
+    /// | 16..64 | epoch of the top slot's push (ABA guard) |
     state: CachePadded<AtomicU64>,
     slots: Box<[CachePadded<Slot>]>,
 }
@@ -100,7 +103,7 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `slots` exceeds [`Notifier::capacity()`] (16,383). Use
+    /// If `slots` exceeds [`Notifier::capacity()`] (65,535). Use
     /// [`Notifier::try_new`] to get an error instead.
     ///
     /// # Examples
@@ -136,28 +139,28 @@ impl Notifier {
             return Err(CapacityError::new("Notifier", slots, MAX_SLOTS));
         }
         Ok(Notifier {
-            state: CachePadded::new(AtomicU64::new(State::IDLE.0)),
+            state: CachePadded::new(AtomicU64::new(State::EMPTY.0)),
             slots: (0..slots)
                 .map(|_| CachePadded::new(Slot::new(epoch)))
                 .collect(),
         })
     }
 
-    /// A notifier whose slots start their push epochs three pushes below the
-    /// wrap of the 22-bit epoch field, so that tests cross the wrap at once.
+    /// A notifier whose slots start their push epochs one push below the
+    /// wrap of the 48-bit epoch field, so that tests cross the wrap at once.
     #[cfg(test)]
     pub(crate) fn with_epoch_near_wrap(slots: usize) -> Notifier {
-        let epoch = state::EPOCH_MASK.wrapping_sub(2 * ONE_EPOCH);
+        let epoch = state::EPOCH_MASK.wrapping_sub(ONE_EPOCH);
         Notifier::with_slot_epoch(slots, epoch).expect("with_epoch_near_wrap: too many slots")
     }
 
-    /// The most waiter slots any notifier can have: 16,383, set by the 14-bit
-    /// fields of the packed state word (see docs/notifier.md).
+    /// The most waiter slots any notifier can have: 65,535, set by the
+    /// 16-bit fields of the packed state word (see docs/notifier.md).
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::Notifier::capacity(), 16_383);
+    /// assert_eq!(eventcount::Notifier::capacity(), 65_535);
     /// ```
     pub const fn capacity() -> usize {
         MAX_SLOTS
@@ -189,7 +192,7 @@ impl Notifier {
     pub fn num_waiters(&self) -> usize {
         self.slots
             .iter()
-            .filter(|slot| matches!(slot.state(), COMMITTED | PARKED))
+            .filter(|slot| slot.state() == PARKED)
             .count()
     }
 
@@ -198,12 +201,12 @@ impl Notifier {
     /// After this call, re-check the wait condition; then pass the token to
     /// [`cancel_wait`](Notifier::cancel_wait) if it became true, or to
     /// [`commit_wait`](Notifier::commit_wait) to sleep. Dropping the token
-    /// cancels, so a panic while re-checking leaves no pre-waiter behind.
+    /// cancels, so a panic while re-checking leaves no waiter behind.
     ///
-    /// Ordering: the pre-waiter count is raised, then a `SeqCst` fence is
-    /// issued before returning. Any notify whose own fence comes later sees
-    /// this waiter; any condition change before that notify's fence is seen
-    /// by the re-check.
+    /// Ordering: the slot is pushed on the waiter stack, then a `SeqCst`
+    /// fence is issued before returning. Any notify whose own fence comes
+    /// later sees this waiter; any condition change before that notify's
+    /// fence is seen by the re-check.
     ///
     /// # Panics
     ///
@@ -227,37 +230,83 @@ impl Notifier {
                 "prepare_wait: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        // Claim the slot first, so a misuse panics before the shared state
-        // is touched. Acquire pairs with the Release that returned the slot
-        // to IDLE, carrying the slot's epoch from its previous holder.
-        if let Err(found) =
-            slot.futex
-                .word()
-                .compare_exchange(IDLE, PREPARED, Ordering::Acquire, Ordering::Relaxed)
-        {
-            panic!(
-                "prepare_wait: waiter slot {wid} already has a wait in progress (slot is {}); \
-                 each slot may be used by one waiter at a time",
-                slot::state_name(found)
-            );
+        let word = slot.futex.word();
+        // Acquire: pairs with the Release that ended the slot's previous wait
+        // (carrying its epoch) or with the notifier's swap that popped it.
+        let found = word.load(Ordering::Acquire);
+        match found {
+            IDLE => {
+                // Off the stack. Claim the slot first, so a misuse panics
+                // before the shared state is touched, then push it.
+                if let Err(now) =
+                    word.compare_exchange(found, PREPARED, Ordering::Acquire, Ordering::Relaxed)
+                {
+                    slot_in_use(wid, now);
+                }
+                self.push(wid, slot);
+            }
+            CANCELLED => self.revive(wid, slot),
+            _ => slot_in_use(wid, found),
         }
-        // Cannot overflow into the signal field: at most one pre-waiter per
-        // slot, and the slot count fits the field.
-        self.state.fetch_add(ONE_PRE_WAITER, Ordering::Relaxed);
         // The waiter half of the handshake: pairs with the fence at the top
         // of every notify (docs/notifier.md, "No lost wakeup").
         fence(Ordering::SeqCst);
         PreparedWait::new(self, wid)
     }
 
+    /// Push slot `wid` (already PREPARED) on the waiter stack.
+    fn push(&self, wid: usize, slot: &Slot) {
+        let epoch = slot.epoch.load(Ordering::Relaxed);
+        let mut state = State(self.state.load(Ordering::Relaxed));
+        loop {
+            state.debug_check(self.slots.len());
+            slot.next.store(state.0, Ordering::Relaxed);
+            let new = State(stack_word(wid, epoch));
+            // Release publishes the link (and PREPARED) to the popper's Acquire.
+            match self.state.compare_exchange_weak(
+                state.0,
+                new.0,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(current) => state = State(current),
+            }
+        }
+        // The next push of this slot carries a new epoch, so a notifier that
+        // read this push's link and stalled fails its CAS (docs, "Epoch").
+        slot.epoch
+            .store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);
+    }
+
+    /// Prepare a slot whose earlier wait was cancelled below the top of the
+    /// stack: it is still stacked (or a notifier is popping it right now),
+    /// so it is marked PREPARED again instead of pushed.
+    #[cold]
+    fn revive(&self, wid: usize, slot: &Slot) {
+        let word = slot.futex.word();
+        match word.compare_exchange(CANCELLED, PREPARED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {}
+            // A notifier popped it and skipped it meanwhile: it is off the
+            // stack now. Claim and push it.
+            Err(IDLE) => {
+                if let Err(now) =
+                    word.compare_exchange(IDLE, PREPARED, Ordering::Acquire, Ordering::Relaxed)
+                {
+                    slot_in_use(wid, now);
+                }
+                self.push(wid, slot);
+            }
+            Err(now) => slot_in_use(wid, now),
+        }
+    }
+
     /// Phase two, condition true: leave the wait without sleeping.
     ///
-    /// A cancel never swallows a notification another waiter needs. If not
-    /// every pre-waiter holds a signal, it leaves the signals to the waiters
-    /// still preparing. If every pre-waiter does (this one included), its
-    /// signal is forwarded: a committed waiter, if any, is popped and woken
-    /// in the same CAS. This matters when the cancelling waiter re-checked
-    /// before the notify and leaves for other work (docs/notifier.md,
+    /// A cancel never swallows a notification another waiter needs: if a
+    /// notify had already delivered one to this waiter, it is passed on to
+    /// the next waiter on the stack (the cancelling waiter may have re-checked
+    /// before that notify and be leaving for other work; docs/notifier.md,
     /// "Cancel forwards").
     ///
     /// # Panics
@@ -279,59 +328,61 @@ impl Notifier {
     }
 
     /// The cancel step itself; also run by `PreparedWait::drop`.
-    ///
-    /// If every pre-waiter holds a signal, this one holds one too, and it is
-    /// not going to sleep: its notification must not die with it. When a
-    /// committed waiter is asleep on the stack, the same CAS pops it and the
-    /// signal is forwarded as a wake; otherwise every remaining waiter is a
-    /// signalled pre-waiter and the surplus signal is dropped.
     fn cancel(&self, wid: usize) {
-        // Acquire: a forwarding cancel reads the top slot's link.
+        let slot = &self.slots[wid];
+        // Acquire: a pop reads the new top's link.
         let mut state = State(self.state.load(Ordering::Acquire));
-        loop {
-            state.debug_check(self.slots.len());
-            debug_assert!(
-                state.pre_waiters() > 0,
-                "cancel with no pre-waiter: {state:?}"
-            );
-            let holds_signal = state.signals() == state.pre_waiters();
-            let forward = holds_signal && !state.stack_is_empty();
-            let mut new = State(state.0 - ONE_PRE_WAITER);
-            if holds_signal {
-                new = State(new.0 - ONE_SIGNAL);
-            }
-            if forward {
-                let next = self.slots[state.top() as usize]
-                    .next
-                    .load(Ordering::Relaxed);
-                new = new.with_stack_word(next);
-            }
-            // AcqRel/Acquire as for any pop (see `notify_slow`).
+        while state.top() == Some(wid) {
+            // On top (the common case: we pushed last): pop ourselves. Nobody
+            // else can pop us meanwhile without changing the state word.
+            let next = slot.next.load(Ordering::Relaxed);
             match self.state.compare_exchange_weak(
                 state.0,
-                new.0,
+                next,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => break,
+                Ok(_) => {
+                    slot.release();
+                    return;
+                }
                 Err(current) => state = State(current),
             }
         }
-        self.slots[wid].release();
-        // `state` is the value our CAS replaced.
-        if state.signals() == state.pre_waiters() && !state.stack_is_empty() {
-            self.slots[state.top() as usize].unpark();
+        // Below the top, or popped by a notifier already. The slot word
+        // decides which: exactly one of us settles this waiter.
+        match slot.futex.word().compare_exchange(
+            PREPARED,
+            CANCELLED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            // Left on the stack as CANCELLED; a later pop skips it, or our
+            // next prepare revives it.
+            Ok(_) => {}
+            // A notify delivered to us. We are not going to sleep, so pass
+            // the notification on to the next waiter.
+            Err(SIGNALED) => {
+                slot.release();
+                let state = State(self.state.load(Ordering::Acquire));
+                if !state.is_empty() {
+                    self.notify_slow(state, 1);
+                }
+            }
+            Err(other) => unreachable!(
+                "cancel found slot {wid} in state {}",
+                slot::state_name(other)
+            ),
         }
     }
 
     /// Phase two, condition still false: sleep until notified.
     ///
-    /// If a notification already reached this pre-waiter (a signal is
-    /// pending), it is consumed and this returns at once. Otherwise the slot
-    /// is pushed on the committed-waiter stack and the thread parks on the
+    /// If a notification already reached this waiter (it was popped while
+    /// prepared), this returns at once. Otherwise the thread parks on the
     /// slot's futex word until a notify pops it. Either way, the caller must
-    /// re-check its condition after this returns: a signal says "something
-    /// may have changed", not what.
+    /// re-check its condition after this returns: a notification says
+    /// "something may have changed", not what.
     ///
     /// # Panics
     ///
@@ -342,70 +393,18 @@ impl Notifier {
     /// ```
     /// let n = eventcount::Notifier::new(1);
     /// let wait = n.prepare_wait(0);
-    /// n.notify_one(); // reaches the pre-waiter: no syscall
-    /// n.commit_wait(wait); // consumes the signal and returns at once
+    /// n.notify_one(); // reaches the prepared waiter: no syscall
+    /// n.commit_wait(wait); // finds the notification and returns at once
     /// ```
     pub fn commit_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "commit_wait");
-        let slot = &self.slots[wid];
-        let mut state = State(self.state.load(Ordering::Relaxed));
-        loop {
-            state.debug_check(self.slots.len());
-            debug_assert!(
-                state.pre_waiters() > 0,
-                "commit with no pre-waiter: {state:?}"
-            );
-            if state.signals() > 0 {
-                // A notification reached the pre-waiters: take one, do not sleep.
-                let new = state.0 - ONE_PRE_WAITER - ONE_SIGNAL;
-                match self.state.compare_exchange_weak(
-                    state.0,
-                    new,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        slot.release();
-                        return;
-                    }
-                    Err(current) => state = State(current),
-                }
-            } else {
-                // Push this slot: link to the current stack word, mark the slot
-                // COMMITTED, then publish both with the CAS (Release half).
-                let epoch = slot.epoch.load(Ordering::Relaxed);
-                slot.next.store(state.stack_word(), Ordering::Relaxed);
-                slot.futex.word().store(COMMITTED, Ordering::Relaxed);
-                let new = state
-                    .with_stack_word(stack_word(wid, epoch))
-                    .0
-                    .wrapping_sub(ONE_PRE_WAITER);
-                match self.state.compare_exchange_weak(
-                    state.0,
-                    new,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        // The next push of this slot carries a new epoch, so a
-                        // notifier holding a stale view of this push fails its CAS.
-                        slot.epoch
-                            .store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);
-                        slot.park();
-                        slot.release();
-                        return;
-                    }
-                    Err(current) => state = State(current),
-                }
-            }
-        }
+        self.slots[wid].park();
     }
 
     /// Wake one waiter, if any is waiting. Returns whether one was released.
     ///
-    /// Prefers a pre-waiter (it is awake; a signal costs one CAS and no
-    /// syscall) over a committed waiter (popped from the stack and woken with
-    /// one `futex_wake`, only if it is asleep).
+    /// The most recently prepared waiter goes first: it is often still awake
+    /// (then this costs no syscall) and its cache is warm.
     ///
     /// With nobody waiting this is one `SeqCst` fence and one load.
     ///
@@ -421,7 +420,7 @@ impl Notifier {
         // caller's condition change before the state load.
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
-        if state.nobody_to_wake() {
+        if state.is_empty() {
             return false;
         }
         self.notify_slow(state, 1) == 1
@@ -437,9 +436,9 @@ impl Notifier {
     /// ```
     /// let n = eventcount::Notifier::new(4);
     /// let (a, b) = (n.prepare_wait(0), n.prepare_wait(1));
-    /// assert_eq!(n.notify_n(1), 1); // one of the two pre-waiters is signalled
-    /// n.cancel_wait(a);
-    /// n.cancel_wait(b);
+    /// assert_eq!(n.notify_n(1), 1); // one of the two waiters is notified
+    /// n.cancel_wait(a); // if it was `a`, the notification moves on to `b`
+    /// n.commit_wait(b); // so this returns at once either way
     /// ```
     #[inline]
     pub fn notify_n(&self, n: usize) -> usize {
@@ -448,12 +447,12 @@ impl Notifier {
         }
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
-        if state.nobody_to_wake() {
+        if state.is_empty() {
             return 0;
         }
         if n >= self.slots.len() {
-            // Every waiter is either a pre-waiter or on the stack, one per
-            // slot, so `n >= size` is "all" and one CAS does it.
+            // At most one waiter per slot, so `n >= size` means "all", and
+            // taking the whole stack in one CAS is cheaper than n pops.
             return self.notify_all_slow(state);
         }
         self.notify_slow(state, n)
@@ -461,9 +460,9 @@ impl Notifier {
 
     /// Wake every waiter. Returns how many were released.
     ///
-    /// One CAS signals every pre-waiter and empties the stack; the popped
-    /// waiters are then woken one by one (a `futex_wake` each, only for those
-    /// asleep). With nobody waiting this is one `SeqCst` fence and one load.
+    /// One CAS takes the whole stack; its waiters are then notified one by
+    /// one (a `futex_wake` each, only for those asleep). With nobody waiting
+    /// this is one `SeqCst` fence and one load.
     ///
     /// # Examples
     ///
@@ -471,79 +470,67 @@ impl Notifier {
     /// let n = eventcount::Notifier::new(2);
     /// let wait = n.prepare_wait(0);
     /// assert_eq!(n.notify_all(), 1);
-    /// n.commit_wait(wait); // returns at once: it was signalled
+    /// n.commit_wait(wait); // returns at once: it was notified
     /// ```
     #[inline]
     pub fn notify_all(&self) -> usize {
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
-        if state.nobody_to_wake() {
+        if state.is_empty() {
             return 0;
         }
         self.notify_all_slow(state)
     }
 
-    /// Release up to `want` waiters, starting from the observed `state`.
+    /// Pop and notify waiters until `want` were released or none is left.
     #[cold]
     fn notify_slow(&self, mut state: State, want: usize) -> usize {
         let mut released = 0;
         loop {
             state.debug_check(self.slots.len());
-            if state.nobody_to_wake() {
+            let Some(top) = state.top() else {
                 return released;
-            }
-            let unsignalled = state.unsignalled();
-            let new = if unsignalled > 0 {
-                // Signal pre-waiters: they are awake, so no syscall.
-                let give = unsignalled.min((want - released) as u64);
-                State(state.0 + give * ONE_SIGNAL)
-            } else {
-                // Everyone preparing is signalled already: pop a committed
-                // waiter. The Acquire load (or failed CAS) that produced
-                // `state` makes the top slot's link visible.
-                let top = state.top() as usize;
-                let next = self.slots[top].next.load(Ordering::Relaxed);
-                state.with_stack_word(next)
             };
-            // AcqRel: Acquire to read links of the new top on the next round;
-            // Release so a later pop of what we leave sees our view.
+            // The Acquire that produced `state` makes this link visible.
+            let popped = State(self.slots[top].next.load(Ordering::Relaxed));
+            // AcqRel: Acquire to read the next top's link; Release so whoever
+            // pops after us sees links as we saw them.
             match self.state.compare_exchange_weak(
                 state.0,
-                new.0,
+                popped.0,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    if unsignalled > 0 {
-                        released += (new.signals() - state.signals()) as usize;
-                    } else {
-                        self.slots[state.top() as usize].unpark();
-                        released += 1;
+                    let slot = &self.slots[top];
+                    let delivery = slot.deliver();
+                    state = popped;
+                    match delivery {
+                        Delivery::Skipped => continue,
+                        Delivery::Signalled => {}
+                        Delivery::Woken => slot.wake(),
                     }
+                    released += 1;
                     if released == want {
                         return released;
                     }
-                    state = new;
                 }
                 Err(current) => state = State(current),
             }
         }
     }
 
-    /// Signal every pre-waiter and pop the whole stack in one CAS.
+    /// Take the whole stack in one CAS and notify every waiter on it.
     #[cold]
     fn notify_all_slow(&self, mut state: State) -> usize {
         loop {
             state.debug_check(self.slots.len());
-            if state.nobody_to_wake() {
+            if state.is_empty() {
                 return 0;
             }
-            let pre_waiters = state.pre_waiters();
-            let new =
-                State(State::IDLE.0 | (pre_waiters * ONE_PRE_WAITER) | (pre_waiters * ONE_SIGNAL));
             match self.state.compare_exchange_weak(
                 state.0,
-                new.0,
+                State::EMPTY.0,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
@@ -551,19 +538,36 @@ impl Notifier {
                 Err(current) => state = State(current),
             }
         }
-        let mut released = state.unsignalled() as usize;
         // The chain is ours now: no other notifier can reach it, and its
-        // slots cannot be pushed again until we signal them. Read each link
-        // before signalling, since a signalled slot may re-push at once.
-        let mut link = state.stack_word();
+        // slots cannot be pushed again until we deliver to them. Read each
+        // link before delivering, since a notified slot may re-push at once.
+        let mut released = 0;
+        let mut link = state.0;
         while let Some(wid) = stack_word_top(link) {
             let slot = &self.slots[wid];
             link = slot.next.load(Ordering::Relaxed);
-            slot.unpark();
-            released += 1;
+            match slot.deliver() {
+                Delivery::Skipped => {}
+                Delivery::Signalled => released += 1,
+                Delivery::Woken => {
+                    slot.wake();
+                    released += 1;
+                }
+            }
         }
         released
     }
+}
+
+/// The panic for a slot claimed twice.
+#[cold]
+#[track_caller]
+fn slot_in_use(wid: usize, found: u32) -> ! {
+    panic!(
+        "prepare_wait: waiter slot {wid} already has a wait in progress (slot is {}); \
+         each slot may be used by one waiter at a time",
+        slot::state_name(found)
+    )
 }
 
 impl std::fmt::Debug for Notifier {
@@ -577,12 +581,22 @@ impl std::fmt::Debug for Notifier {
 
 impl Drop for Notifier {
     fn drop(&mut self) {
-        // Tokens and commits borrow the notifier, so nobody can be waiting.
-        debug_assert_eq!(
-            State(self.state.load(Ordering::Relaxed)),
-            State::IDLE,
-            "Notifier dropped with waiters recorded"
-        );
+        // Tokens and commits borrow the notifier, so nobody can be waiting;
+        // only cancelled slots may still sit on the stack.
+        let mut link = self.state.load(Ordering::Relaxed);
+        // Bounded: a corrupt (cyclic) stack must not hang a drop.
+        for _ in 0..=self.slots.len() {
+            let Some(wid) = stack_word_top(link) else {
+                break;
+            };
+            let slot = &self.slots[wid];
+            debug_assert_eq!(
+                slot.state(),
+                CANCELLED,
+                "Notifier dropped with slot {wid} still waiting"
+            );
+            link = slot.next.load(Ordering::Relaxed);
+        }
     }
 }
 

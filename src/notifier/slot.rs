@@ -1,29 +1,35 @@
 //! One waiter slot: the futex word its owner sleeps on, its link in the
-//! committed-waiter stack, and its push epoch.
+//! waiter stack, and its push epoch.
 //!
-//! The futex word doubles as the slot's protocol state:
+//! The futex word doubles as the slot's protocol state. Each transition has
+//! exactly one writer, and the word's compare-and-swaps decide every race
+//! between the owner and a notifier:
 //!
-//! | value       | meaning                                           | written by |
-//! |-------------|---------------------------------------------------|------------|
-//! | `IDLE`      | no wait in progress; the slot may be prepared     | owner      |
-//! | `PREPARED`  | a `PreparedWait` token is out (counted as a pre-waiter) | owner |
-//! | `COMMITTED` | pushed on the stack, not asleep yet               | owner      |
-//! | `PARKED`    | asleep on the futex (or about to be)              | owner      |
-//! | `SIGNALED`  | popped by a notifier; the owner may leave         | notifier   |
+//! | value       | on the stack?             | meaning                                         |
+//! |-------------|---------------------------|-------------------------------------------------|
+//! | `IDLE`      | no                        | no wait in progress                              |
+//! | `PREPARED`  | yes (or being popped)     | a `PreparedWait` token is out                    |
+//! | `PARKED`    | yes (or being popped)     | committed: asleep on the futex, or about to be   |
+//! | `CANCELLED` | yes, or being popped      | cancelled below the top; the owner may revive it |
+//! | `SIGNALED`  | no                        | popped and notified; the token holder will see it |
 //!
-//! Only a notifier that popped the slot off the stack writes `SIGNALED`, and
-//! it does so exactly once per push, with a swap: the old value tells it
-//! whether the owner is asleep (`PARKED`: make the wake syscall) or not yet
-//! (`COMMITTED`: the owner's own COMMITTED→PARKED CAS will fail and it will
-//! not sleep). That is how a notifier calls `futex_wake` only when the target
-//! is really asleep.
+//! Owner: IDLE → PREPARED (claim, then push); CANCELLED → PREPARED (revive,
+//! no push); PREPARED → PARKED (commit); PREPARED → CANCELLED (cancel below
+//! the top); PREPARED → IDLE (cancel by popping itself from the top);
+//! SIGNALED → IDLE (its wait ends).
+//!
+//! Notifier, after popping the slot: PREPARED → SIGNALED (a notification
+//! the owner finds at its commit or cancel, no syscall); PARKED → SIGNALED
+//! then one `futex_wake`; CANCELLED → IDLE (nobody notified: the notifier
+//! pops again). It uses a CAS, so an owner's concurrent revive or commit
+//! simply changes what gets delivered.
 
 use crate::sync::{AtomicU64, Futex, Ordering};
 
 pub(crate) const IDLE: u32 = 0;
 pub(crate) const PREPARED: u32 = 1;
-pub(crate) const COMMITTED: u32 = 2;
-pub(crate) const PARKED: u32 = 3;
+pub(crate) const PARKED: u32 = 2;
+pub(crate) const CANCELLED: u32 = 3;
 pub(crate) const SIGNALED: u32 = 4;
 
 /// The name of a slot state, for messages.
@@ -31,11 +37,22 @@ pub(crate) fn state_name(state: u32) -> &'static str {
     match state {
         IDLE => "idle",
         PREPARED => "prepared",
-        COMMITTED => "committed",
         PARKED => "parked",
+        CANCELLED => "cancelled",
         SIGNALED => "signaled",
         _ => "invalid",
     }
+}
+
+/// What a notifier's pop delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// The owner was prepared and awake: it finds the signal itself.
+    Signalled,
+    /// The owner was asleep: woken with one futex wake.
+    Woken,
+    /// The slot had been cancelled: nobody was notified.
+    Skipped,
 }
 
 pub(crate) struct Slot {
@@ -47,8 +64,8 @@ pub(crate) struct Slot {
     /// Acquire load of the state.
     pub(crate) next: AtomicU64,
     /// This slot's epoch, pre-shifted into the state's epoch field. Only the
-    /// token holder touches it (Relaxed); the Release store of `IDLE` and the
-    /// Acquire CAS out of `IDLE` carry it between successive holders.
+    /// token holder touches it (Relaxed); the slot claim's Acquire and the
+    /// Release stores that end a wait carry it between holders.
     pub(crate) epoch: AtomicU64,
 }
 
@@ -66,24 +83,21 @@ impl Slot {
         self.futex.word().load(Ordering::Relaxed)
     }
 
-    /// End a wait: the slot may be prepared again. Release carries this
-    /// holder's epoch update to the next holder's Acquire CAS in `prepare_wait`.
+    /// End a wait after the slot left the stack: it may be prepared again.
     #[inline]
     pub(crate) fn release(&self) {
         self.futex.word().store(IDLE, Ordering::Release);
     }
 
-    /// Sleep until a notifier has popped this slot and signalled it.
-    ///
-    /// Called by the owner right after its push CAS succeeded.
+    /// The owner's commit: sleep until a notifier has popped this slot.
     pub(crate) fn park(&self) {
         let word = self.futex.word();
-        // COMMITTED -> PARKED announces that we are about to sleep. If a
+        // PREPARED -> PARKED announces that we are about to sleep. If a
         // notifier got here first the word is SIGNALED and we never sleep.
-        // Acquire on both outcomes: SIGNALED must carry the notifier's
-        // writes (the predicate it made true) to us.
+        // Acquire on both outcomes: SIGNALED carries the notifier's writes
+        // (the condition it made true) to us.
         if word
-            .compare_exchange(COMMITTED, PARKED, Ordering::Acquire, Ordering::Acquire)
+            .compare_exchange(PREPARED, PARKED, Ordering::Acquire, Ordering::Acquire)
             .is_ok()
         {
             // Loop over spurious returns: only SIGNALED lets us go.
@@ -92,22 +106,37 @@ impl Slot {
             }
         }
         debug_assert_eq!(word.load(Ordering::Relaxed), SIGNALED);
+        self.release();
     }
 
-    /// Hand the slot's owner its notification; make the wake syscall only if
-    /// the owner is asleep. The caller must have popped this slot.
-    pub(crate) fn unpark(&self) {
-        // Swap, not store: the old value says whether the owner sleeps.
-        // Release pairs with the owner's Acquire in `park`.
-        let old = self.futex.word().swap(SIGNALED, Ordering::Release);
-        debug_assert!(
-            old == COMMITTED || old == PARKED,
-            "unpark found slot in state {}",
-            state_name(old)
-        );
-        if old == PARKED {
-            self.futex.wake_one();
+    /// Deliver a notification to a slot this notifier has just popped. For
+    /// [`Delivery::Woken`] the caller must then call [`Slot::wake`].
+    pub(crate) fn deliver(&self) -> Delivery {
+        let word = self.futex.word();
+        let mut current = word.load(Ordering::Relaxed);
+        loop {
+            // A cancelled slot goes back to IDLE (free, off the stack); a
+            // waiting one gets SIGNALED, which only its token holder clears.
+            let (new, delivery) = match current {
+                PREPARED => (SIGNALED, Delivery::Signalled),
+                PARKED => (SIGNALED, Delivery::Woken),
+                CANCELLED => (IDLE, Delivery::Skipped),
+                _ => unreachable!("popped a slot in state {}", state_name(current)),
+            };
+            // Release pairs with the owner's Acquire in `park`, `prepare`
+            // and `cancel`. A failure means the owner moved first (a revive
+            // or a commit): deliver to what it became.
+            match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return delivery,
+                Err(now) => current = now,
+            }
         }
+    }
+
+    /// The wake syscall for a slot whose owner `deliver` found asleep.
+    #[inline]
+    pub(crate) fn wake(&self) {
+        self.futex.wake_one();
     }
 }
 

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Check the checker: plant one known bug at a time and demand that loom
+catches it.
+
+Each case copies the tracked sources into a scratch directory, replaces one
+exact snippet (the script fails loudly if the snippet is gone, so a refactor
+cannot silently turn a case into a no-op), and runs the named loom model. A
+case passes when the model FAILS. Run from the repository root:
+
+    python3 scripts/planted_bugs.py            # every case
+    python3 scripts/planted_bugs.py notifier   # cases whose name contains "notifier"
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.path.join(tempfile.gettempdir(), "eventcount-planted-target")
+
+# (name, file, exact snippet, replacement, loom test filter, why it must fail);
+# a case with several edits gives a list of (snippet, replacement) and None.
+CASES = [
+    (
+        "notifier: no fence after the push in prepare_wait",
+        "src/notifier/mod.rs",
+        """        fence(Ordering::SeqCst);
+        PreparedWait::new(self, wid)""",
+        """        PreparedWait::new(self, wid)""",
+        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "the re-check may miss the condition while the notify misses the waiter",
+    ),
+    (
+        "notifier: no fence before notify_one's load",
+        "src/notifier/mod.rs",
+        """        fence(Ordering::SeqCst);
+        let state = State(self.state.load(Ordering::Acquire));
+        if state.is_empty() {
+            return false;
+        }""",
+        """        let state = State(self.state.load(Ordering::Acquire));
+        if state.is_empty() {
+            return false;
+        }""",
+        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "the notify may read a stale idle state after the waiter's re-check missed the permit",
+    ),
+    (
+        "notifier: a cancel swallows a delivered notification (no forwarding)",
+        "src/notifier/mod.rs",
+        """                if !state.is_empty() {
+                    self.notify_slow(state, 1);
+                }""",
+        """                let _ = state;""",
+        "notifier::loom_tests::cancel_racing_notify_keeps_signal_for_other_waiter",
+        "the notification lands on the canceller and the committed sleeper is never woken",
+    ),
+    (
+        "notifier: a popped cancelled slot counts as a release",
+        "src/notifier/mod.rs",
+        """                        Delivery::Skipped => continue,""",
+        """                        Delivery::Skipped => return released + 1,""",
+        "notifier::loom_tests::cancelled_slots_are_skipped_and_revived",
+        "notify_one spends itself on a cancelled slot and the real waiter below sleeps on",
+    ),
+    (
+        "notifier: no epoch bump after a push (ABA)",
+        "src/notifier/mod.rs",
+        """.store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);""",
+        """.store(epoch, Ordering::Relaxed);""",
+        "notifier::loom_tests::aba_stale_pop_after_repush",
+        "a stalled pop installs a stale link and the real waiter is lost from the stack",
+    ),
+    (
+        "notifier: notify_n releases one more than asked",
+        "src/notifier/mod.rs",
+        """                    released += 1;
+                    if released == want {""",
+        """                    released += 1;
+                    if released == want + 1 {""",
+        "notifier::loom_tests::notify_n_releases_at_most_n",
+        "notify_n(1) releases two waiters",
+    ),
+]
+
+
+def tracked_files():
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    return [line for line in out.splitlines() if line]
+
+
+def run_case(case, scratch):
+    name, path, snippet, replacement, test, why = case
+    if os.path.exists(scratch):
+        shutil.rmtree(scratch)
+    for rel in tracked_files():
+        dst = os.path.join(scratch, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), dst)
+    target_file = os.path.join(scratch, path)
+    with open(target_file) as f:
+        text = f.read()
+    edits = snippet if isinstance(snippet, list) else [(snippet, replacement)]
+    for old, new in edits:
+        count = text.count(old)
+        if count != 1:
+            return f"STALE (snippet found {count} times in {path}; update this script)"
+        text = text.replace(old, new)
+    with open(target_file, "w") as f:
+        f.write(text)
+    env = dict(os.environ, RUSTFLAGS="--cfg loom", CARGO_TARGET_DIR=TARGET)
+    start = time.time()
+    result = subprocess.run(
+        ["cargo", "test", "--lib", "-q", test, "--", "--exact"],
+        cwd=scratch, env=env, capture_output=True, text=True,
+    )
+    elapsed = time.time() - start
+    output = result.stdout + result.stderr
+    if result.returncode == 0:
+        return f"NOT CAUGHT ({elapsed:.0f} s): {test} passed with the bug planted"
+    if "error[E" in output or "could not compile" in output:
+        return "BROKEN (the planted code does not compile)"
+    lines = [l for l in output.splitlines() if "panicked" in l or "deadlock" in l]
+    first = next((l for l in output.splitlines() if "deadlock" in l or "assert" in l), lines[0] if lines else "")
+    return f"caught ({elapsed:.0f} s): {first.strip()[:160]}"
+
+
+def main():
+    wanted = sys.argv[1] if len(sys.argv) > 1 else ""
+    scratch = os.path.join(tempfile.gettempdir(), "eventcount-planted-src")
+    failures = 0
+    for case in CASES:
+        if wanted not in case[0]:
+            continue
+        verdict = run_case(case, scratch)
+        ok = verdict.startswith("caught")
+        failures += 0 if ok else 1
+        print(f"[{'ok' if ok else 'FAIL'}] {case[0]}\n       expect: {case[5]}\n       {verdict}", flush=True)
+    print(f"{'all planted bugs caught' if failures == 0 else f'{failures} planted bug(s) NOT caught'}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
