@@ -84,6 +84,65 @@ CASES = [
         "notifier::loom_tests::notify_n_releases_at_most_n",
         "notify_n(1) releases two waiters",
     ),
+    (
+        "jec: no SleepFence before the final check",
+        "src/jec/mod.rs",
+        """        // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
+        fence(Ordering::SeqCst);""",
+        """        // 6. (planted: no SleepFence)""",
+        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        "after a JEC rollover the final check may read a stale empty injector",
+    ),
+    (
+        "jec: no PushFence in new_injected_jobs",
+        "src/jec/mod.rs",
+        """        // PushFence: pairs with the SleepFence in `sleep`.
+        fence(Ordering::SeqCst);""",
+        """        // (planted: no PushFence)""",
+        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        "the poster may read a stale sleeping count while the sleeper misses the job",
+    ),
+    (
+        "jec: no final check for injected jobs",
+        "src/jec/mod.rs",
+        """        if has_injected_jobs() {
+            if worker.cancel_sleep() {""",
+        """        if { let _ = has_injected_jobs; false } {
+            if worker.cancel_sleep() {""",
+        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        "a rolled-over JEC lets the worker sleep with the injected job queued",
+    ),
+    (
+        "jec: Blitz's inverted sleepy toggle (increment only if even)",
+        "src/jec/mod.rs",
+        """            .increment_jec_if(|c| c.jec_is_active())""",
+        """            .increment_jec_if(|c| !c.jec_is_active())""",
+        "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
+        "the JEC stays odd, the sleeper's check never fires, and an internal job is slept through",
+    ),
+    (
+        "jec: Blitz's window (sleeper visible to wakers only after it is counted)",
+        "src/jec/mod.rs",
+        """        // 2. Visible to wakers before we can be counted (worker.rs).
+        worker.begin_registering();""",
+        """        // 2. (planted: registration flag moved after the counters CAS)""",
+        "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
+        "a poster that sees the count finds no flag, wakes nobody, and the sleeper sleeps",
+        [("""            if self.counters.try_add_sleeping(counters) {
+                break;
+            }""", """            if self.counters.try_add_sleeping(counters) {
+                worker.begin_registering();
+                break;
+            }""")],
+    ),
+    (
+        "jec: the waker lets the sleeper go before uncounting it (no CLAIMED)",
+        "src/jec/worker.rs",
+        """                SLEEPING => (CLAIMED, Wake::WokeSleeper),""",
+        """                SLEEPING => (AWAKE, Wake::WokeSleeper),""",
+        "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
+        "a woken worker leaves its idle loop while still counted as sleeping",
+    ),
 ]
 
 
@@ -96,7 +155,8 @@ def tracked_files():
 
 
 def run_case(case, scratch):
-    name, path, snippet, replacement, test, why = case
+    name, path, snippet, replacement, test, why = case[:6]
+    extra = case[6] if len(case) > 6 else []
     if os.path.exists(scratch):
         shutil.rmtree(scratch)
     for rel in tracked_files():
@@ -107,6 +167,7 @@ def run_case(case, scratch):
     with open(target_file) as f:
         text = f.read()
     edits = snippet if isinstance(snippet, list) else [(snippet, replacement)]
+    edits = edits + extra
     for old, new in edits:
         count = text.count(old)
         if count != 1:

@@ -58,8 +58,12 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 mod error;
+mod idle;
+mod jec;
 mod notifier;
 mod sync;
 
 pub use error::CapacityError;
+pub use idle::IdlePolicy;
+pub use jec::{CoreLatch, Counters, IdleState, JecSleep};
 pub use notifier::{Notifier, PreparedWait};

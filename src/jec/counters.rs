@@ -1,0 +1,233 @@
+//! The packed counters word of [`JecSleep`](crate::JecSleep).
+//!
+//! | bits   | field      | meaning                                                     |
+//! |--------|------------|-------------------------------------------------------------|
+//! | 0..16  | `sleeping` | workers registered as asleep (the waker takes them off)     |
+//! | 16..32 | `inactive` | workers between `start_looking` and `work_found` (idle + sleeping) |
+//! | 32..64 | `jec`      | jobs event counter: even = some worker got sleepy since the last post, odd = work was posted since |
+//!
+//! One `AtomicU64` on every target, so the JEC is 32 bits even where Rayon's
+//! is 16. The JEC sits in the high bits and wraps off the top of the word
+//! without disturbing the thread counts. `sleeping <= inactive` always.
+
+use static_assertions::const_assert;
+
+use crate::sync::{AtomicU64, Ordering};
+
+const THREAD_BITS: u32 = 16;
+const SLEEPING_SHIFT: u32 = 0;
+const INACTIVE_SHIFT: u32 = THREAD_BITS;
+const JEC_SHIFT: u32 = 2 * THREAD_BITS;
+
+const THREAD_MASK: u64 = (1 << THREAD_BITS) - 1;
+const ONE_SLEEPING: u64 = 1 << SLEEPING_SHIFT;
+const ONE_INACTIVE: u64 = 1 << INACTIVE_SHIFT;
+const ONE_JEC: u64 = 1 << JEC_SHIFT;
+
+/// The most workers the counters can count.
+pub(crate) const MAX_WORKERS: usize = THREAD_MASK as usize;
+
+const_assert!(JEC_SHIFT + 32 == u64::BITS);
+const_assert!(MAX_WORKERS == 65_535);
+
+/// A snapshot of [`JecSleep`](crate::JecSleep)'s counters, decoded.
+///
+/// # Examples
+///
+/// ```
+/// let sleep = eventcount::JecSleep::new(4);
+/// let c = sleep.counters();
+/// assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 0, 0));
+/// assert!(c.jec_is_active()); // nobody got sleepy yet
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Counters(u64);
+
+impl Counters {
+    /// Workers registered as asleep and not yet claimed by a waker.
+    pub fn sleeping(self) -> u32 {
+        ((self.0 >> SLEEPING_SHIFT) & THREAD_MASK) as u32
+    }
+
+    /// Workers looking for work or asleep.
+    pub fn inactive(self) -> u32 {
+        ((self.0 >> INACTIVE_SHIFT) & THREAD_MASK) as u32
+    }
+
+    /// Workers looking for work and not asleep: they will find new work
+    /// without being woken.
+    pub fn awake_but_idle(self) -> u32 {
+        self.inactive() - self.sleeping()
+    }
+
+    /// The jobs event counter.
+    pub fn jec(self) -> u32 {
+        (self.0 >> JEC_SHIFT) as u32
+    }
+
+    /// True when work was posted since the last worker got sleepy (odd JEC).
+    pub fn jec_is_active(self) -> bool {
+        self.jec() & 1 == 1
+    }
+}
+
+impl std::fmt::Debug for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counters")
+            .field("sleeping", &self.sleeping())
+            .field("inactive", &self.inactive())
+            .field("jec", &self.jec())
+            .field(
+                "jec_state",
+                &if self.jec_is_active() {
+                    "active"
+                } else {
+                    "sleepy"
+                },
+            )
+            .finish()
+    }
+}
+
+/// The counters word. Orderings: every RMW is AcqRel and every load
+/// Acquire; the two handshakes that need sequential consistency are explicit
+/// `fence(SeqCst)` calls in `JecSleep` (loom models fences exactly, and
+/// treats SeqCst accesses as AcqRel anyway).
+pub(crate) struct AtomicCounters {
+    value: AtomicU64,
+}
+
+impl AtomicCounters {
+    pub(crate) fn new(jec: u32) -> Self {
+        // JEC starts odd ("active"): nobody is sleepy yet.
+        AtomicCounters {
+            value: AtomicU64::new(u64::from(jec | 1) << JEC_SHIFT),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn load(&self) -> Counters {
+        Counters(self.value.load(Ordering::Acquire))
+    }
+
+    /// A worker starts looking for work.
+    #[inline]
+    pub(crate) fn add_inactive(&self) {
+        let old = Counters(self.value.fetch_add(ONE_INACTIVE, Ordering::AcqRel));
+        debug_assert!(
+            (old.inactive() as usize) < MAX_WORKERS,
+            "add_inactive: {old:?} already counts every worker"
+        );
+    }
+
+    /// A worker found work. Returns how many sleepers to wake in its place
+    /// (Rayon's rule: up to two, whenever any sleeper exists).
+    #[inline]
+    pub(crate) fn sub_inactive(&self) -> u32 {
+        let old = Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
+        debug_assert!(
+            old.inactive() > old.sleeping(),
+            "sub_inactive: {old:?} has no awake inactive worker"
+        );
+        old.sleeping().min(2)
+    }
+
+    /// Take one worker off the sleeping count: by the waker that claimed it,
+    /// or by a would-be sleeper undoing its own registration.
+    #[inline]
+    pub(crate) fn sub_sleeping(&self) {
+        let old = Counters(self.value.fetch_sub(ONE_SLEEPING, Ordering::AcqRel));
+        debug_assert!(
+            old.sleeping() > 0,
+            "sub_sleeping: {old:?} had no sleeping worker"
+        );
+    }
+
+    /// Register one sleeper, if the word still equals `old` (so the JEC has
+    /// not moved since the caller last looked). One CAS does both.
+    #[inline]
+    pub(crate) fn try_add_sleeping(&self, old: Counters) -> bool {
+        debug_assert!(old.sleeping() < old.inactive(), "try_add_sleeping: {old:?}");
+        self.value
+            .compare_exchange(
+                old.0,
+                old.0 + ONE_SLEEPING,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    /// Bump the JEC if `increment(current)` says so; return the counters as
+    /// left (the JEC in the result fails `increment`).
+    #[inline]
+    pub(crate) fn increment_jec_if(&self, increment: impl Fn(Counters) -> bool) -> Counters {
+        let mut current = self.load();
+        loop {
+            if !increment(current) {
+                return current;
+            }
+            // wrapping_add: the JEC is the top field, so its wrap drops off
+            // the word and leaves the thread counts alone.
+            let new = Counters(current.0.wrapping_add(ONE_JEC));
+            match self.value.compare_exchange_weak(
+                current.0,
+                new.0,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return new,
+                Err(now) => current = Counters(now),
+            }
+        }
+    }
+
+    /// Test hook: move the JEC by `delta` (wrapping), standing in for
+    /// `delta` increments by other workers: `u32::MAX` is a full rollover
+    /// minus one, which no loom model could otherwise reach.
+    #[cfg(test)]
+    pub(crate) fn add_jec_wrapping(&self, delta: u32) {
+        let mut current = self.value.load(Ordering::Relaxed);
+        loop {
+            let new = current.wrapping_add(u64::from(delta) << JEC_SHIFT);
+            match self.value.compare_exchange_weak(
+                current,
+                new,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(now) => current = now,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_fields() {
+        let c = Counters(3 | (5 << INACTIVE_SHIFT) | (7 << JEC_SHIFT));
+        assert_eq!((c.sleeping(), c.inactive(), c.jec()), (3, 5, 7));
+        assert_eq!(c.awake_but_idle(), 2);
+        assert!(c.jec_is_active());
+        assert_eq!(
+            format!("{c:?}"),
+            "Counters { sleeping: 3, inactive: 5, jec: 7, jec_state: \"active\" }"
+        );
+    }
+
+    #[cfg(not(loom))]
+    #[test]
+    fn jec_wraps_without_touching_thread_counts() {
+        let counters = AtomicCounters::new(u32::MAX);
+        counters.add_inactive();
+        assert_eq!(counters.load().jec(), u32::MAX);
+        let after = counters.increment_jec_if(|c| c.jec_is_active());
+        assert_eq!(after.jec(), 0);
+        assert_eq!(after.inactive(), 1);
+        assert_eq!(after.sleeping(), 0);
+    }
+}

@@ -1,0 +1,132 @@
+//! [`CoreLatch`]: the four-state latch a worker sleeps against.
+
+use crate::sync::{AtomicU32, Ordering};
+
+/// Not set; the owner is not sleepy.
+const UNSET: u32 = 0;
+/// The owner is about to sleep (it will check the latch once more).
+const SLEEPY: u32 = 1;
+/// The owner is asleep, or registering to sleep: a setter must wake it.
+const SLEEPING: u32 = 2;
+/// Set. Final.
+const SET: u32 = 3;
+
+/// A latch owned by one worker of a [`JecSleep`](crate::JecSleep) pool, which
+/// sleeps against it: `UNSET → SLEEPY → SLEEPING → UNSET` as the owner dozes
+/// off and wakes, and `SET` once any thread sets it.
+///
+/// | state      | meaning                                                      |
+/// |------------|--------------------------------------------------------------|
+/// | `UNSET`    | not set; the owner is awake                                  |
+/// | `SLEEPY`   | not set; the owner is about to sleep                         |
+/// | `SLEEPING` | not set; the owner is asleep, so a setter must wake it       |
+/// | `SET`      | set (final)                                                  |
+///
+/// The setter learns from [`set`](CoreLatch::set) whether the owner was
+/// asleep and only then pays for a targeted wake:
+/// [`JecSleep::notify_worker_latch_is_set`](crate::JecSleep::notify_worker_latch_is_set).
+/// [`JecSleep::set_latch`](crate::JecSleep::set_latch) does both.
+///
+/// # Examples
+///
+/// ```
+/// use eventcount::{CoreLatch, JecSleep};
+///
+/// let sleep = JecSleep::new(2);
+/// let latch = CoreLatch::new();
+/// assert!(!latch.probe());
+/// sleep.set_latch(&latch, 0); // wakes worker 0 only if it sleeps on it
+/// assert!(latch.probe());
+/// ```
+pub struct CoreLatch {
+    state: AtomicU32,
+}
+
+impl CoreLatch {
+    /// An unset latch.
+    pub fn new() -> Self {
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+        }
+    }
+
+    /// True once the latch is set. Acquire: the setter's writes are visible.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let latch = eventcount::CoreLatch::new();
+    /// assert!(!latch.probe());
+    /// latch.set();
+    /// assert!(latch.probe());
+    /// ```
+    #[inline]
+    pub fn probe(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Set the latch. Returns true if the owner was asleep on it: the caller
+    /// must then call
+    /// [`JecSleep::notify_worker_latch_is_set`](crate::JecSleep::notify_worker_latch_is_set)
+    /// for the owner.
+    ///
+    /// A swap, not a store: the old value is how the setter learns whether
+    /// the owner sleeps. AcqRel: Release publishes the setter's writes to
+    /// `probe`, Acquire orders the owner's registration (which precedes its
+    /// SLEEPY → SLEEPING step) before the targeted wake that follows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let latch = eventcount::CoreLatch::new();
+    /// assert!(!latch.set()); // nobody was asleep on it
+    /// ```
+    #[inline]
+    pub fn set(&self) -> bool {
+        self.state.swap(SET, Ordering::AcqRel) == SLEEPING
+    }
+
+    /// UNSET → SLEEPY. False if the latch is set (do not sleep).
+    #[inline]
+    pub(crate) fn get_sleepy(&self) -> bool {
+        self.state
+            .compare_exchange(UNSET, SLEEPY, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// SLEEPY → SLEEPING. False if the latch was set meanwhile.
+    #[inline]
+    pub(crate) fn fall_asleep(&self) -> bool {
+        self.state
+            .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Back to UNSET after sleeping (or almost), unless set meanwhile.
+    #[inline]
+    pub(crate) fn wake_up(&self) {
+        // A failure means SET, which must stay.
+        let _ = self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Relaxed);
+    }
+}
+
+impl Default for CoreLatch {
+    fn default() -> Self {
+        CoreLatch::new()
+    }
+}
+
+impl std::fmt::Debug for CoreLatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.state.load(Ordering::Relaxed) {
+            UNSET => "unset",
+            SLEEPY => "sleepy",
+            SLEEPING => "sleeping",
+            SET => "set",
+            _ => "invalid",
+        };
+        f.debug_tuple("CoreLatch").field(&state).finish()
+    }
+}

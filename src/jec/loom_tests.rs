@@ -1,0 +1,257 @@
+//! Loom models of the JecSleep protocol.
+//!
+//! Each model runs real idle loops (policy: sleepy at the first empty round)
+//! against posters, latch setters and shutdown. Every actor is a spawned
+//! thread and the model's main thread only joins: loom did not explore
+//! running a spawned worker ahead of work done on the main thread right
+//! after the spawn, and the planted bugs went unseen until this change. A lost wake shows up as
+//! loom's "deadlock"; a counter underflow as the debug assertions in
+//! `counters.rs`. How each model was checked to fail with the protocol
+//! broken: docs/jec-sleep.md, "Checking the checker".
+
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use loom::sync::{Arc, Notify};
+use loom::thread;
+
+use super::{CoreLatch, JecSleep};
+use crate::idle::IdlePolicy;
+
+fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(preemptions);
+    builder.check(model);
+}
+
+/// Sleepy at the first empty round, sleep at the second: no yield rounds to
+/// blow up the state space.
+fn sleep_for(workers: usize) -> JecSleep {
+    JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
+}
+
+/// Take one job from `queue`, if any.
+fn take(queue: &AtomicUsize) -> bool {
+    let mut n = queue.load(Ordering::Acquire);
+    while n > 0 {
+        match queue.compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return true,
+            Err(now) => n = now,
+        }
+    }
+    false
+}
+
+/// A worker's idle loop until it has run one job from `queue`. The final
+/// check looks at `injected` (which may be the same queue or another).
+fn run_one_job(sleep: &JecSleep, me: usize, queue: &AtomicUsize, injected: &AtomicUsize) {
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(me);
+    loop {
+        if take(queue) {
+            sleep.work_found(idle);
+            return;
+        }
+        sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
+    }
+}
+
+/// Work posted to a worker's own deque (internal: no fence) after a worker
+/// announced it is sleepy and before its sleeping CAS: the JEC must catch
+/// it. The final check does not look at this queue, so only the JEC (and the
+/// wake a poster sends when it sees the sleeper counted) protects it. The
+/// poster waits for the announcement (a loom `Notify`, not a spin): work
+/// posted *before* it may be missed by design, since an internal poster is a
+/// worker that runs its own job (docs/jec-sleep.md, "Internal jobs").
+#[test]
+fn internal_job_between_sleepy_and_sleeping() {
+    check(2, || {
+        let sleep = Arc::new(sleep_for(1));
+        let local = Arc::new(AtomicUsize::new(0));
+        let announced = Arc::new((AtomicBool::new(false), Notify::new()));
+        let worker = {
+            let (sleep, local, announced) = (sleep.clone(), local.clone(), announced.clone());
+            thread::spawn(move || {
+                let latch = CoreLatch::new();
+                let mut idle = sleep.start_looking(0);
+                // Round 0 is the sleepy round: this announces.
+                sleep.no_work_found(&mut idle, &latch, || false);
+                announced.0.store(true, Ordering::Release);
+                announced.1.notify();
+                loop {
+                    if take(&local) {
+                        sleep.work_found(idle);
+                        return;
+                    }
+                    sleep.no_work_found(&mut idle, &latch, || false);
+                }
+            })
+        };
+        let poster = {
+            let (sleep, local, announced) = (sleep.clone(), local.clone(), announced.clone());
+            thread::spawn(move || {
+                // loom's Notify may wake spuriously: wait on the flag.
+                while !announced.0.load(Ordering::Acquire) {
+                    announced.1.wait();
+                }
+                let was_empty = local.fetch_add(1, Ordering::Release) == 0;
+                sleep.new_internal_jobs(1, was_empty);
+            })
+        };
+        poster.join().unwrap();
+        worker.join().unwrap();
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}
+
+/// An injected job whose JEC bump is undone by a full rollover before the
+/// sleeper's CAS: only the final check (after the SleepFence) can see it.
+#[test]
+fn injected_job_with_jec_rollover_caught_by_final_check() {
+    check(2, || {
+        let sleep = Arc::new(sleep_for(1));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let worker = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || run_one_job(&sleep, 0, &injector, &injector))
+        };
+        let poster = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || {
+                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
+                sleep.new_injected_jobs(1, was_empty);
+                // 2^32 - 1 further JEC increments by other workers: the JEC
+                // is back where the sleepy worker remembered it, if it
+                // bumped it.
+                sleep.add_jec_wrapping(u32::MAX);
+            })
+        };
+        poster.join().unwrap();
+        worker.join().unwrap();
+    });
+}
+
+/// A worker woken by a poster is taken off the sleeping count before it
+/// runs again: its `work_found` must never see itself still counted as
+/// asleep (the counters' debug assertions check it). Bound 3: the sleeper
+/// must stop right after registering and the poster right after its claim.
+#[test]
+fn woken_worker_is_uncounted_before_it_runs() {
+    check(3, || {
+        let sleep = Arc::new(sleep_for(1));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let worker = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || run_one_job(&sleep, 0, &injector, &injector))
+        };
+        let poster = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || {
+                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
+                sleep.new_injected_jobs(1, was_empty);
+            })
+        };
+        poster.join().unwrap();
+        worker.join().unwrap();
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}
+
+/// A latch set while its owner is SLEEPY, SLEEPING, or anywhere between:
+/// the owner always wakes and sees it.
+#[test]
+fn latch_set_while_owner_sleepy_or_sleeping() {
+    check(3, || {
+        let sleep = Arc::new(sleep_for(1));
+        let latch = Arc::new(CoreLatch::new());
+        let owner = {
+            let (sleep, latch) = (sleep.clone(), latch.clone());
+            thread::spawn(move || {
+                let mut idle = sleep.start_looking(0);
+                while !latch.probe() {
+                    sleep.no_work_found(&mut idle, &latch, || false);
+                }
+                sleep.work_found(idle);
+            })
+        };
+        let setter = {
+            let (sleep, latch) = (sleep.clone(), latch.clone());
+            thread::spawn(move || sleep.set_latch(&latch, 0))
+        };
+        setter.join().unwrap();
+        owner.join().unwrap();
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}
+
+/// Two posters, two sleepers, one injected job each: every job runs, the
+/// counts never underflow (debug assertions) and end at zero. Five threads:
+/// preemption bound 1 keeps it to seconds (bound 2 takes five minutes here
+/// and found nothing more).
+#[test]
+fn two_posters_two_sleepers() {
+    check(1, || {
+        let sleep = Arc::new(sleep_for(2));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let workers: Vec<_> = (0..2)
+            .map(|me| {
+                let (sleep, injector) = (sleep.clone(), injector.clone());
+                thread::spawn(move || run_one_job(&sleep, me, &injector, &injector))
+            })
+            .collect();
+        let posters: Vec<_> = (0..2)
+            .map(|_| {
+                let (sleep, injector) = (sleep.clone(), injector.clone());
+                thread::spawn(move || {
+                    let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
+                    sleep.new_injected_jobs(1, was_empty);
+                })
+            })
+            .collect();
+        for poster in posters {
+            poster.join().unwrap();
+        }
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}
+
+/// Shutdown: set the flag the final check reads, then wake_all. Every
+/// worker leaves its idle loop whatever state it was in.
+#[test]
+fn shutdown_wakes_everyone() {
+    check(2, || {
+        let sleep = Arc::new(sleep_for(2));
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let workers: Vec<_> = (0..2)
+            .map(|me| {
+                let (sleep, shutdown) = (sleep.clone(), shutdown.clone());
+                thread::spawn(move || {
+                    let latch = CoreLatch::new();
+                    let mut idle = sleep.start_looking(me);
+                    while !shutdown.load(Ordering::Acquire) {
+                        sleep.no_work_found(&mut idle, &latch, || shutdown.load(Ordering::Acquire));
+                    }
+                    sleep.work_found(idle);
+                })
+            })
+            .collect();
+        let stopper = {
+            let (sleep, shutdown) = (sleep.clone(), shutdown.clone());
+            thread::spawn(move || {
+                shutdown.store(true, Ordering::Release);
+                sleep.wake_all();
+            })
+        };
+        stopper.join().unwrap();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}

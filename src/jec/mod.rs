@@ -1,0 +1,674 @@
+//! [`JecSleep`]: Rayon's jobs-event-counter sleep protocol as a reusable
+//! adapter. The protocol, its orderings and its proof sketch are in
+//! docs/jec-sleep.md; this file follows it step by step.
+
+mod counters;
+mod latch;
+mod worker;
+
+use crossbeam_utils::CachePadded;
+
+use crate::error::CapacityError;
+use crate::idle::IdlePolicy;
+use crate::sync::{self, fence, AtomicU32, Ordering};
+use counters::{AtomicCounters, MAX_WORKERS};
+use worker::{Registration, Wake, WorkerSleep};
+
+pub use counters::Counters;
+pub use latch::CoreLatch;
+
+/// The sleep manager of a pool of worker threads, after rayon-core's
+/// `Sleep`: idle workers search for a number of rounds, announce that they
+/// are sleepy through the jobs event counter (JEC), search once more, then
+/// sleep; job posters and latch setters wake exactly as many as needed.
+///
+/// The scheduler calls it from its own worker loop:
+///
+/// ```text
+/// loop {
+///     let mut idle = sleep.start_looking(me);            // this worker is idle
+///     loop {
+///         if let Some(job) = find_work() {
+///             sleep.work_found(idle);                    // may wake helpers
+///             run(job);
+///             break;
+///         }
+///         sleep.no_work_found(&mut idle, &latch, || !injector.is_empty());
+///     }
+/// }
+/// // posting: push to my deque, then sleep.new_internal_jobs(1, was_empty)
+/// //          push to the injector, then sleep.new_injected_jobs(1, was_empty)
+/// // latches: sleep.set_latch(&latch, owner)
+/// ```
+///
+/// Compared with rayon-core: the counters are one `AtomicU64` on every
+/// target (32-bit JEC, 65,535 workers); a sleeper parks on its own futex word
+/// with no mutex (the handshake with wakers is model-checked under loom); the
+/// idle rounds are an [`IdlePolicy`]. docs/jec-sleep.md lists the rest.
+///
+/// # Examples
+///
+/// One worker sleeping until an injected job arrives:
+///
+/// ```
+/// use eventcount::{CoreLatch, JecSleep};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+/// use std::thread;
+///
+/// let sleep = Arc::new(JecSleep::new(1));
+/// let injected = Arc::new(AtomicUsize::new(0));
+///
+/// let worker = {
+///     let (sleep, injected) = (sleep.clone(), injected.clone());
+///     thread::spawn(move || {
+///         let latch = CoreLatch::new(); // never set in this example
+///         let mut idle = sleep.start_looking(0);
+///         loop {
+///             if injected.swap(0, Ordering::AcqRel) > 0 {
+///                 sleep.work_found(idle);
+///                 return;
+///             }
+///             sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
+///         }
+///     })
+/// };
+///
+/// let was_empty = injected.fetch_add(1, Ordering::Release) == 0;
+/// sleep.new_injected_jobs(1, was_empty);
+/// worker.join().unwrap();
+/// ```
+pub struct JecSleep {
+    counters: CachePadded<AtomicCounters>,
+    workers: Box<[CachePadded<Worker>]>,
+    policy: IdlePolicy,
+}
+
+/// Per-worker state, on its own cache line.
+struct Worker {
+    sleep: WorkerSleep,
+    /// 1 between `start_looking` and `work_found`: catches a worker that
+    /// starts looking twice (which would count it inactive twice).
+    looking: AtomicU32,
+}
+
+/// Proof that a worker is idle: returned by [`JecSleep::start_looking`],
+/// passed to [`JecSleep::no_work_found`] each empty round, and consumed by
+/// [`JecSleep::work_found`]. Dropping it is the same as `work_found`, so a
+/// worker that unwinds out of its loop leaves the counters right.
+///
+/// # Examples
+///
+/// ```
+/// let sleep = eventcount::JecSleep::new(1);
+/// let idle = sleep.start_looking(0);
+/// assert_eq!(idle.worker(), 0);
+/// assert_eq!(sleep.counters().inactive(), 1);
+/// sleep.work_found(idle);
+/// assert_eq!(sleep.counters().inactive(), 0);
+/// ```
+#[must_use = "an idle worker must report work_found (dropping the IdleState does it)"]
+pub struct IdleState<'a> {
+    sleep: &'a JecSleep,
+    worker: usize,
+    rounds: u32,
+    /// The JEC value remembered when this worker got sleepy.
+    sleepy_jec: Option<u32>,
+}
+
+impl IdleState<'_> {
+    /// The worker this state belongs to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(3);
+    /// assert_eq!(sleep.start_looking(2).worker(), 2);
+    /// ```
+    pub fn worker(&self) -> usize {
+        self.worker
+    }
+
+    /// Empty rounds so far in this idle period.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(1);
+    /// let idle = sleep.start_looking(0);
+    /// assert_eq!(idle.rounds(), 0);
+    /// ```
+    pub fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    /// After a sleep: search from scratch (rounds back to zero).
+    fn wake_fully(&mut self) {
+        self.rounds = 0;
+        self.sleepy_jec = None;
+    }
+
+    /// After new work interrupted a sleep attempt: one more round, then get
+    /// sleepy again (no new run of idle rounds).
+    fn wake_partly(&mut self) {
+        self.rounds = self.sleep.policy.rounds_until_sleepy();
+        self.sleepy_jec = None;
+    }
+}
+
+impl Drop for IdleState<'_> {
+    fn drop(&mut self) {
+        self.sleep.stop_looking(self.worker);
+    }
+}
+
+impl std::fmt::Debug for IdleState<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdleState")
+            .field("worker", &self.worker)
+            .field("rounds", &self.rounds)
+            .field("sleepy_jec", &self.sleepy_jec)
+            .finish()
+    }
+}
+
+impl JecSleep {
+    /// A sleep manager for `workers` workers, indices `0..workers`, with the
+    /// default [`IdlePolicy`].
+    ///
+    /// # Panics
+    ///
+    /// If `workers` exceeds [`JecSleep::max_workers()`] (65,535).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::JecSleep::new(4).num_workers(), 4);
+    /// ```
+    pub fn new(workers: usize) -> JecSleep {
+        JecSleep::with_policy(workers, IdlePolicy::default())
+    }
+
+    /// A sleep manager with a chosen [`IdlePolicy`].
+    ///
+    /// # Panics
+    ///
+    /// If `workers` exceeds [`JecSleep::max_workers()`] (65,535).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{IdlePolicy, JecSleep};
+    ///
+    /// let sleep = JecSleep::with_policy(4, IdlePolicy::new().yield_rounds(8));
+    /// assert_eq!(sleep.policy().rounds_until_sleepy(), 8);
+    /// ```
+    pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
+        match JecSleep::try_with_policy(workers, policy) {
+            Ok(sleep) => sleep,
+            Err(err) => panic!("JecSleep::new: {err}"),
+        }
+    }
+
+    /// A sleep manager, or an error if the counters cannot count `workers`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{IdlePolicy, JecSleep};
+    ///
+    /// let err = JecSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
+    /// assert_eq!(err.capacity(), JecSleep::max_workers());
+    /// ```
+    pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<JecSleep, CapacityError> {
+        JecSleep::with_initial_jec(workers, policy, 1)
+    }
+
+    fn with_initial_jec(
+        workers: usize,
+        policy: IdlePolicy,
+        jec: u32,
+    ) -> Result<JecSleep, CapacityError> {
+        if workers > MAX_WORKERS {
+            return Err(CapacityError::new("JecSleep", workers, MAX_WORKERS));
+        }
+        Ok(JecSleep {
+            counters: CachePadded::new(AtomicCounters::new(jec)),
+            workers: (0..workers)
+                .map(|_| {
+                    CachePadded::new(Worker {
+                        sleep: WorkerSleep::new(),
+                        looking: AtomicU32::new(0),
+                    })
+                })
+                .collect(),
+            policy,
+        })
+    }
+
+    /// The most workers a `JecSleep` can manage: 65,535, the 16-bit thread
+    /// counts of the counters word.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::JecSleep::max_workers(), 65_535);
+    /// ```
+    pub const fn max_workers() -> usize {
+        MAX_WORKERS
+    }
+
+    /// The number of workers this manager was built for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::JecSleep::new(2).num_workers(), 2);
+    /// ```
+    pub fn num_workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// The idle policy in use.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(1);
+    /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
+    /// ```
+    pub fn policy(&self) -> &IdlePolicy {
+        &self.policy
+    }
+
+    /// A snapshot of the counters (sleeping, inactive, JEC).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(1);
+    /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// ```
+    pub fn counters(&self) -> Counters {
+        self.counters.load()
+    }
+
+    /// Number of workers asleep right now (registered and not yet claimed
+    /// by a waker), read from the per-worker sleep words. A snapshot for
+    /// tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::JecSleep::new(3).sleeping_workers(), 0);
+    /// ```
+    pub fn sleeping_workers(&self) -> usize {
+        self.workers
+            .iter()
+            .filter(|w| w.sleep.is_sleeping())
+            .count()
+    }
+
+    fn worker(&self, operation: &str, index: usize) -> &Worker {
+        match self.workers.get(index) {
+            Some(worker) => worker,
+            None => panic!(
+                "{operation}: worker index {index} is out of range for a JecSleep of {} workers",
+                self.workers.len()
+            ),
+        }
+    }
+
+    /// Worker `worker` found nothing in its own queue and starts searching:
+    /// it counts as inactive until [`work_found`](JecSleep::work_found).
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range, or if that worker is already looking
+    /// (its previous `IdleState` is still alive).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// let idle = sleep.start_looking(1);
+    /// sleep.work_found(idle);
+    /// ```
+    pub fn start_looking(&self, worker: usize) -> IdleState<'_> {
+        let slot = self.worker("start_looking", worker);
+        if slot.looking.swap(1, Ordering::Relaxed) != 0 {
+            panic!(
+                "start_looking: worker {worker} is already looking for work; \
+                 end its IdleState with work_found first"
+            );
+        }
+        self.counters.add_inactive();
+        IdleState {
+            sleep: self,
+            worker,
+            rounds: 0,
+            sleepy_jec: None,
+        }
+    }
+
+    /// The idle worker found work. Wakes up to two sleepers to help, as
+    /// rayon-core does whenever any worker leaves its idle loop (see
+    /// docs/jec-sleep.md, "work_found").
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(1);
+    /// let idle = sleep.start_looking(0);
+    /// sleep.work_found(idle);
+    /// assert_eq!(sleep.counters().inactive(), 0);
+    /// ```
+    pub fn work_found(&self, idle: IdleState<'_>) {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "work_found: the IdleState of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        drop(idle);
+    }
+
+    /// The body of `work_found`, run by `IdleState::drop`.
+    fn stop_looking(&self, worker: usize) {
+        self.workers[worker].looking.store(0, Ordering::Relaxed);
+        let to_wake = self.counters.sub_inactive();
+        self.wake_any(to_wake);
+    }
+
+    /// One empty search round. Rounds before the sleepy round pass per the
+    /// [`IdlePolicy`]; the sleepy round announces sleepiness through the
+    /// JEC; the round after tries to sleep, which happens only if no job was
+    /// posted since, `latch` is not set, and `has_injected_jobs()` is false
+    /// after the sleeper is registered.
+    ///
+    /// `has_injected_jobs` must report work posted from outside the pool
+    /// (anything announced with `new_injected_jobs`): it is the final check
+    /// that makes a JEC rollover harmless.
+    ///
+    /// # Panics
+    ///
+    /// If `idle` came from a different `JecSleep`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep};
+    ///
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(1));
+    /// let latch = CoreLatch::new();
+    /// let mut idle = sleep.start_looking(0);
+    /// sleep.no_work_found(&mut idle, &latch, || false); // yields
+    /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
+    /// latch.set();
+    /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
+    /// sleep.work_found(idle);
+    /// ```
+    pub fn no_work_found(
+        &self,
+        idle: &mut IdleState<'_>,
+        latch: &CoreLatch,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "no_work_found: the IdleState of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        let sleepy_round = self.policy.rounds_until_sleepy();
+        if idle.rounds < sleepy_round {
+            self.policy.pause(idle.rounds);
+            idle.rounds += 1;
+        } else if idle.rounds == sleepy_round {
+            idle.sleepy_jec = Some(self.announce_sleepy());
+            idle.rounds += 1;
+            sync::yield_now();
+        } else {
+            self.sleep(idle, latch, has_injected_jobs);
+        }
+    }
+
+    /// Make the JEC even ("sleepy") if it is odd, and return its value: a
+    /// post after this point makes it differ.
+    fn announce_sleepy(&self) -> u32 {
+        self.counters.increment_jec_if(|c| c.jec_is_active()).jec()
+    }
+
+    /// Try to sleep. Every early return puts the worker back to searching.
+    #[cold]
+    fn sleep(
+        &self,
+        idle: &mut IdleState<'_>,
+        latch: &CoreLatch,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) {
+        let worker = &self.workers[idle.worker].sleep;
+        // 1. UNSET -> SLEEPY; fails only if the latch is set.
+        if !latch.get_sleepy() {
+            return;
+        }
+        // 2. Visible to wakers before we can be counted (worker.rs).
+        worker.begin_registering();
+        // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
+        if !latch.fall_asleep() {
+            worker.abandon();
+            idle.wake_fully();
+            return;
+        }
+        let sleepy_jec = idle
+            .sleepy_jec
+            .expect("sleep without a sleepy announcement: rounds were advanced out of order");
+        // 4. Register: JEC unchanged and sleeping + 1, in one CAS.
+        loop {
+            let counters = self.counters.load();
+            if counters.jec() != sleepy_jec {
+                // Work was posted since we got sleepy: search again.
+                worker.abandon();
+                idle.wake_partly();
+                latch.wake_up();
+                return;
+            }
+            if self.counters.try_add_sleeping(counters) {
+                break;
+            }
+        }
+        // 5. Counted. A waker may already have found us registering.
+        if worker.finish_registering() == Registration::WakeRequested {
+            self.counters.sub_sleeping();
+            idle.wake_fully();
+            latch.wake_up();
+            return;
+        }
+        // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
+        fence(Ordering::SeqCst);
+        // 7. The final check for injected work (the JEC may have rolled over).
+        if has_injected_jobs() {
+            if worker.cancel_sleep() {
+                self.counters.sub_sleeping();
+            }
+            idle.wake_fully();
+            latch.wake_up();
+            return;
+        }
+        // 8. Sleep until a waker claims us (it uncounts us).
+        worker.sleep();
+        idle.wake_fully();
+        latch.wake_up();
+    }
+
+    /// `n` jobs were pushed to a worker's own queue. No fence: missing them
+    /// costs parallelism, never liveness, because the pushing worker is
+    /// awake and will run them itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_internal_jobs(1, true); // nobody sleeps: a load and a CAS at most
+    /// ```
+    #[inline]
+    pub fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    /// `n` jobs were pushed to a queue that sleepers' final check reads
+    /// (the injector). Issues the PushFence first: either it or a sleeper's
+    /// SleepFence comes first, and either way the job is not slept through.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_injected_jobs(1, true);
+    /// ```
+    #[inline]
+    pub fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
+        // PushFence: pairs with the SleepFence in `sleep`.
+        fence(Ordering::SeqCst);
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    #[inline]
+    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
+        // Make the JEC odd ("active") if it is even: sleepy workers see it.
+        let counters = self.counters.increment_jec_if(|c| !c.jec_is_active());
+        let sleeping = counters.sleeping();
+        if sleeping == 0 {
+            return;
+        }
+        self.wake_for_new_jobs(counters, n, queue_was_empty);
+    }
+
+    #[cold]
+    fn wake_for_new_jobs(&self, counters: Counters, n: u32, queue_was_empty: bool) {
+        let sleeping = counters.sleeping();
+        if !queue_was_empty {
+            // The queue already had work nobody took: wake for all of it.
+            self.wake_any(n.min(sleeping));
+        } else {
+            // Awake idle workers will find the new jobs; wake only for the rest.
+            let awake_but_idle = counters.awake_but_idle();
+            if awake_but_idle < n {
+                self.wake_any((n - awake_but_idle).min(sleeping));
+            }
+        }
+    }
+
+    /// The latch that worker `worker` sleeps against was set, and
+    /// [`CoreLatch::set`] said the worker was asleep: wake it.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, JecSleep};
+    ///
+    /// let sleep = JecSleep::new(1);
+    /// let latch = CoreLatch::new();
+    /// if latch.set() {
+    ///     sleep.notify_worker_latch_is_set(0);
+    /// }
+    /// ```
+    pub fn notify_worker_latch_is_set(&self, worker: usize) {
+        self.worker("notify_worker_latch_is_set", worker);
+        self.wake_specific(worker);
+    }
+
+    /// Set `latch`, owned by worker `owner`, and wake the owner if it sleeps.
+    ///
+    /// # Panics
+    ///
+    /// If `owner` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, JecSleep};
+    ///
+    /// let sleep = JecSleep::new(1);
+    /// let latch = CoreLatch::new();
+    /// sleep.set_latch(&latch, 0);
+    /// assert!(latch.probe());
+    /// ```
+    pub fn set_latch(&self, latch: &CoreLatch, owner: usize) {
+        self.worker("set_latch", owner);
+        if latch.set() {
+            self.wake_specific(owner);
+        }
+    }
+
+    /// Wake every worker, for shutdown: make the shutdown condition visible
+    /// to `has_injected_jobs` (or set every worker's latch) first, then call
+    /// this. It starts with a SeqCst fence, so a worker that registers as a
+    /// sleeper afterwards sees the condition in its final check.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(4);
+    /// sleep.wake_all();
+    /// ```
+    pub fn wake_all(&self) {
+        fence(Ordering::SeqCst);
+        for index in 0..self.workers.len() {
+            self.wake_specific(index);
+        }
+    }
+
+    /// Wake worker `index` if it is asleep or about to be. True if it was.
+    fn wake_specific(&self, index: usize) -> bool {
+        let worker = &self.workers[index].sleep;
+        match worker.claim() {
+            Wake::WokeSleeper => {
+                // The waker uncounts the sleeper, before the syscall, so
+                // posters stop counting it at once.
+                self.counters.sub_sleeping();
+                worker.wake_claimed();
+                true
+            }
+            Wake::Stopped => true,
+            Wake::NotSleeping => false,
+        }
+    }
+
+    /// Wake up to `n` workers, scanning from index 0 as rayon-core does.
+    fn wake_any(&self, mut n: u32) {
+        if n == 0 {
+            return;
+        }
+        for index in 0..self.workers.len() {
+            if self.wake_specific(index) {
+                n -= 1;
+                if n == 0 {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Test hook: see `AtomicCounters::add_jec_wrapping`.
+    #[cfg(test)]
+    pub(crate) fn add_jec_wrapping(&self, delta: u32) {
+        self.counters.add_jec_wrapping(delta);
+    }
+}
+
+impl std::fmt::Debug for JecSleep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JecSleep")
+            .field("workers", &self.workers.len())
+            .field("counters", &self.counters.load())
+            .field("sleeping_workers", &self.sleeping_workers())
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests;

@@ -1,0 +1,181 @@
+//! One worker's sleep word: what a waker needs to know about a sleeper,
+//! without Rayon's per-worker mutex.
+//!
+//! | value            | counted in `sleeping`? | meaning                                             |
+//! |------------------|------------------------|-----------------------------------------------------|
+//! | `AWAKE`          | no                     | not trying to sleep                                  |
+//! | `REGISTERING`    | not yet (maybe soon)   | between the sleepy latch step and the counters CAS   |
+//! | `WAKE_REQUESTED` | maybe                  | a waker found it registering: it must not sleep      |
+//! | `SLEEPING`       | yes                    | registered; asleep on this futex word, or about to be |
+//! | `CLAIMED`        | yes, until the waker uncounts it | a waker took it; it must wait for AWAKE     |
+//!
+//! The sleeper moves AWAKE → REGISTERING before it can be counted, and
+//! REGISTERING → SLEEPING (a CAS) only after its counters CAS succeeded. So
+//! a waker that saw `sleeping > 0` finds every counted sleeper in
+//! REGISTERING or SLEEPING, never half-registered and invisible (the lost
+//! wake in Blitz's port, which reads a flag set after the count):
+//! - SLEEPING: the waker claims it (CAS → CLAIMED), takes it off the count
+//!   (the waker decrements, as in Rayon), then stores AWAKE and makes the
+//!   futex wake. The sleeper leaves only on AWAKE, so it is never running
+//!   while still counted (Rayon gets the same from holding the sleeper's
+//!   mutex across the decrement);
+//! - REGISTERING: the waker leaves WAKE_REQUESTED and decrements nothing.
+//!   The sleeper's REGISTERING → SLEEPING CAS then fails; if it had counted
+//!   itself it uncounts itself, and it goes back to searching.
+//!
+//! Every counted sleeper is uncounted exactly once: by the waker that wins
+//! the CAS out of SLEEPING, or by the sleeper itself when it never reached
+//! SLEEPING or left it by its own CAS (the final injected-jobs check).
+
+use crate::sync::{Futex, Ordering};
+
+const AWAKE: u32 = 0;
+const REGISTERING: u32 = 1;
+const WAKE_REQUESTED: u32 = 2;
+const SLEEPING: u32 = 3;
+const CLAIMED: u32 = 4;
+
+/// What the sleeper's attempt to reach SLEEPING found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Registration {
+    Sleeping,
+    WakeRequested,
+}
+
+/// What a waker's claim found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// It was asleep (counted): claimed; the waker uncounts and wakes it.
+    WokeSleeper,
+    /// It was registering: told not to sleep.
+    Stopped,
+    /// It was awake or already told: nothing to do.
+    NotSleeping,
+}
+
+pub(crate) struct WorkerSleep {
+    futex: Futex,
+}
+
+impl WorkerSleep {
+    pub(crate) fn new() -> Self {
+        WorkerSleep {
+            futex: Futex::new(AWAKE),
+        }
+    }
+
+    /// Sleeper: about to register. Relaxed is enough: the counters CAS that
+    /// follows (AcqRel) publishes it to any waker that sees the count.
+    #[inline]
+    pub(crate) fn begin_registering(&self) {
+        self.futex.word().store(REGISTERING, Ordering::Relaxed);
+    }
+
+    /// Sleeper: abandon a registration it was not counted for.
+    #[inline]
+    pub(crate) fn abandon(&self) {
+        // A waker's WAKE_REQUESTED is moot: we are going back to work.
+        self.futex.word().store(AWAKE, Ordering::Release);
+    }
+
+    /// Sleeper, counted: REGISTERING → SLEEPING, unless a waker got here.
+    #[inline]
+    pub(crate) fn finish_registering(&self) -> Registration {
+        match self.futex.word().compare_exchange(
+            REGISTERING,
+            SLEEPING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => Registration::Sleeping,
+            Err(WAKE_REQUESTED) => {
+                self.futex.word().store(AWAKE, Ordering::Relaxed);
+                Registration::WakeRequested
+            }
+            Err(other) => unreachable!("worker sleep word {other} while registering"),
+        }
+    }
+
+    /// Sleeper, counted and SLEEPING, changing its mind (work showed up in
+    /// the final check). True if it left SLEEPING itself (so it must uncount
+    /// itself); false if a waker claimed it first (and uncounted it).
+    #[inline]
+    pub(crate) fn cancel_sleep(&self) -> bool {
+        match self.futex.word().compare_exchange(
+            SLEEPING,
+            AWAKE,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => true,
+            Err(_) => {
+                self.sleep();
+                false
+            }
+        }
+    }
+
+    /// Sleeper: block until a waker has claimed us and uncounted us (the
+    /// word reads AWAKE). Loops over spurious returns.
+    pub(crate) fn sleep(&self) {
+        let word = self.futex.word();
+        loop {
+            let current = word.load(Ordering::Acquire);
+            if current == AWAKE {
+                return;
+            }
+            debug_assert!(current == SLEEPING || current == CLAIMED);
+            self.futex.wait(current);
+        }
+    }
+
+    /// Waker: claim this worker if it is asleep or registering. For
+    /// [`Wake::WokeSleeper`] the caller uncounts it and then calls
+    /// [`WorkerSleep::wake_claimed`] (in that order, so posters see the
+    /// count drop as early as possible).
+    pub(crate) fn claim(&self) -> Wake {
+        let word = self.futex.word();
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let (new, outcome) = match current {
+                SLEEPING => (CLAIMED, Wake::WokeSleeper),
+                REGISTERING => (WAKE_REQUESTED, Wake::Stopped),
+                AWAKE | WAKE_REQUESTED | CLAIMED => return Wake::NotSleeping,
+                _ => unreachable!("worker sleep word {current}"),
+            };
+            // AcqRel: Release hands our writes (the job, the latch) to the
+            // sleeper's Acquire; Acquire orders its registration before us.
+            match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return outcome,
+                Err(now) => current = now,
+            }
+        }
+    }
+
+    /// Waker, after uncounting a worker it claimed: let it go.
+    #[inline]
+    pub(crate) fn wake_claimed(&self) {
+        // Release: the sleeper's Acquire load of AWAKE sees the decrement.
+        self.futex.word().store(AWAKE, Ordering::Release);
+        self.futex.wake_one();
+    }
+
+    /// True if the worker is registered asleep (for tests and monitoring).
+    pub(crate) fn is_sleeping(&self) -> bool {
+        self.futex.word().load(Ordering::Relaxed) == SLEEPING
+    }
+}
+
+impl std::fmt::Debug for WorkerSleep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.futex.word().load(Ordering::Relaxed) {
+            AWAKE => "awake",
+            REGISTERING => "registering",
+            WAKE_REQUESTED => "wake requested",
+            SLEEPING => "sleeping",
+            CLAIMED => "claimed",
+            _ => "invalid",
+        };
+        f.debug_tuple("WorkerSleep").field(&state).finish()
+    }
+}
