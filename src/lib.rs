@@ -61,9 +61,14 @@ mod error;
 mod idle;
 mod jec;
 mod notifier;
+mod notifier_sleep;
+mod protocol;
+mod stats;
 mod sync;
 
 pub use error::CapacityError;
 pub use idle::IdlePolicy;
 pub use jec::{CoreLatch, Counters, IdleState, JecSleep};
 pub use notifier::{Notifier, PreparedWait};
+pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
+pub use stats::SleepStats;

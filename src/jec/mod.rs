@@ -293,6 +293,21 @@ impl JecSleep {
         self.counters.load()
     }
 
+    /// How many times workers slept and wakers made a wake syscall.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_injected_jobs(1, true); // nobody sleeps: no syscall
+    /// assert_eq!(sleep.stats().wakes, 0);
+    /// ```
+    pub fn stats(&self) -> crate::SleepStats {
+        self.workers
+            .iter()
+            .fold(crate::SleepStats::default(), |s, w| s.add(w.sleep.counts()))
+    }
+
     /// Number of workers asleep right now (registered and not yet claimed
     /// by a waker), read from the per-worker sleep words. A snapshot for
     /// tests and monitoring.
@@ -672,3 +687,6 @@ impl std::fmt::Debug for JecSleep {
 
 #[cfg(all(test, loom))]
 mod loom_tests;
+
+#[cfg(all(test, not(loom)))]
+mod tests;

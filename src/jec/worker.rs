@@ -160,6 +160,11 @@ impl WorkerSleep {
         self.futex.wake_one();
     }
 
+    /// (futex waits, futex wakes) on this worker's word.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        self.futex.counts()
+    }
+
     /// True if the worker is registered asleep (for tests and monitoring).
     pub(crate) fn is_sleeping(&self) -> bool {
         self.futex.word().load(Ordering::Relaxed) == SLEEPING

@@ -196,6 +196,22 @@ impl Notifier {
             .count()
     }
 
+    /// How many times waiters slept and notifiers made a wake syscall.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let n = eventcount::Notifier::new(1);
+    /// assert_eq!(n.stats().waits, 0);
+    /// ```
+    pub fn stats(&self) -> crate::SleepStats {
+        self.slots
+            .iter()
+            .fold(crate::SleepStats::default(), |s, slot| {
+                s.add(slot.futex.counts())
+            })
+    }
+
     /// Phase one of a wait: announce that slot `wid` is about to sleep.
     ///
     /// After this call, re-check the wait condition; then pass the token to

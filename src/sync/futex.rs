@@ -15,8 +15,16 @@
 use super::{AtomicU32, Ordering};
 
 /// A futex word: an `AtomicU32` with wait and wake.
+///
+/// Outside loom it also counts its own `wait` and `wake_one` calls (each is
+/// a syscall; the Relaxed increment sits next to it on the same cache line),
+/// for [`SleepStats`](crate::SleepStats).
 pub(crate) struct Futex {
     word: AtomicU32,
+    #[cfg(not(all(test, loom)))]
+    waits: std::sync::atomic::AtomicU64,
+    #[cfg(not(all(test, loom)))]
+    wakes: std::sync::atomic::AtomicU64,
     #[cfg(all(test, loom))]
     lock: loom::sync::Mutex<()>,
     #[cfg(all(test, loom))]
@@ -27,6 +35,10 @@ impl Futex {
     pub(crate) fn new(value: u32) -> Self {
         Futex {
             word: AtomicU32::new(value),
+            #[cfg(not(all(test, loom)))]
+            waits: std::sync::atomic::AtomicU64::new(0),
+            #[cfg(not(all(test, loom)))]
+            wakes: std::sync::atomic::AtomicU64::new(0),
             #[cfg(all(test, loom))]
             lock: loom::sync::Mutex::new(()),
             #[cfg(all(test, loom))]
@@ -43,13 +55,25 @@ impl Futex {
     /// Sleep while the word equals `expected`. May return spuriously.
     #[cfg(not(all(test, loom)))]
     pub(crate) fn wait(&self, expected: u32) {
+        self.waits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         atomic_wait::wait(&self.word, expected);
     }
 
     /// Wake one thread sleeping in [`Futex::wait`] on this word, if any.
     #[cfg(not(all(test, loom)))]
     pub(crate) fn wake_one(&self) {
+        self.wakes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         atomic_wait::wake_one(&self.word);
+    }
+
+    /// (wait calls, wake calls) so far.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.waits.load(std::sync::atomic::Ordering::Relaxed),
+            self.wakes.load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     #[cfg(all(test, loom))]
@@ -66,6 +90,12 @@ impl Futex {
     pub(crate) fn wake_one(&self) {
         let _guard = self.lock.lock().unwrap();
         self.sleepers.notify_one();
+    }
+
+    /// Not counted under loom: extra atomics would only grow the model.
+    #[cfg(all(test, loom))]
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (0, 0)
     }
 }
 

@@ -1,0 +1,454 @@
+//! `cargo run --release --example pool`: the crate's main job. Builds the
+//! example work-stealing pool on both sleep protocols, runs the workloads,
+//! and prints one table with rayon measured in the same run as the reference.
+//!
+//! Run with `--help` for the flags.
+
+mod pool;
+mod procstat;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use eventcount::{JecSleep, NotifierSleep, SleepProtocol, SleepStats};
+use pool::Pool;
+use procstat::ProcUsage;
+
+const HELP: &str = "\
+pool: run the example work-stealing pool on each sleep protocol, with rayon
+as the reference, and print wall time, CPU time, sleeps and wakes, and the
+CPU burned while idle afterwards.
+
+USAGE:
+    cargo run --release --example pool -- [OPTIONS]
+
+OPTIONS:
+    --protocol <P>   jec | notifier | rayon | all          [default: all]
+    --workload <W>   fib | tree | bursts | all             [default: all]
+    --threads <N>    worker threads, 1..=512               [default: cores]
+    --quick          small inputs, one repetition (for CI)
+    -h, --help       print this help
+
+COLUMNS:
+    wall ms      median wall time of the runs
+    cpu ms       CPU time of the whole process during those runs
+    sleeps       futex waits by the protocol (rayon: voluntary context switches)
+    wakes        futex wakes by the protocol (rayon: not available, '-')
+    idle cpu     CPU ms the process burned in the 200 ms after the last run
+";
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Protocol {
+    Jec,
+    Notifier,
+    Rayon,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Workload {
+    Fib,
+    Tree,
+    Bursts,
+}
+
+struct Options {
+    protocols: Vec<Protocol>,
+    workloads: Vec<Workload>,
+    threads: usize,
+    quick: bool,
+}
+
+fn parse_args() -> Result<Option<Options>, String> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut options = Options {
+        protocols: vec![Protocol::Jec, Protocol::Notifier, Protocol::Rayon],
+        workloads: vec![Workload::Fib, Workload::Tree, Workload::Bursts],
+        threads: cores,
+        quick: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .ok_or_else(|| format!("{name} needs a value; see --help"))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--quick" => options.quick = true,
+            "--protocol" => {
+                options.protocols = match value("--protocol")?.as_str() {
+                    "jec" => vec![Protocol::Jec],
+                    "notifier" => vec![Protocol::Notifier],
+                    "rayon" => vec![Protocol::Rayon],
+                    "all" => vec![Protocol::Jec, Protocol::Notifier, Protocol::Rayon],
+                    other => {
+                        return Err(format!(
+                            "unknown protocol '{other}': expected jec, notifier, rayon or all"
+                        ))
+                    }
+                }
+            }
+            "--workload" => {
+                options.workloads = match value("--workload")?.as_str() {
+                    "fib" => vec![Workload::Fib],
+                    "tree" => vec![Workload::Tree],
+                    "bursts" => vec![Workload::Bursts],
+                    "all" => vec![Workload::Fib, Workload::Tree, Workload::Bursts],
+                    other => {
+                        return Err(format!(
+                            "unknown workload '{other}': expected fib, tree, bursts or all"
+                        ))
+                    }
+                }
+            }
+            "--threads" => {
+                let text = value("--threads")?;
+                options.threads = match text.parse::<usize>() {
+                    Ok(n) if (1..=512).contains(&n) => n,
+                    _ => {
+                        return Err(format!(
+                            "--threads takes a whole number from 1 to 512, not '{text}'"
+                        ))
+                    }
+                }
+            }
+            other => return Err(format!("unknown argument '{other}'; see --help")),
+        }
+    }
+    Ok(Some(options))
+}
+
+/// One workload's parameters.
+struct Sizes {
+    fib_n: u32,
+    fib_cutoff: u32,
+    tree_nodes: usize,
+    tree_depth: u32,
+    bursts: usize,
+    burst_jobs: u32,
+    burst_gap: Duration,
+    reps: usize,
+}
+
+impl Sizes {
+    fn new(quick: bool) -> Self {
+        if quick {
+            Sizes {
+                fib_n: 24,
+                fib_cutoff: 12,
+                tree_nodes: (1 << 16) - 1,
+                tree_depth: 8,
+                bursts: 20,
+                burst_jobs: 16,
+                burst_gap: Duration::from_micros(500),
+                reps: 1,
+            }
+        } else {
+            Sizes {
+                fib_n: 32,
+                fib_cutoff: 16,
+                tree_nodes: (1 << 22) - 1,
+                tree_depth: 10,
+                bursts: 200,
+                burst_jobs: 64,
+                burst_gap: Duration::from_millis(1),
+                reps: 5,
+            }
+        }
+    }
+}
+
+struct Row {
+    workload: &'static str,
+    protocol: &'static str,
+    wall: Duration,
+    cpu: Duration,
+    sleeps: Option<u64>,
+    wakes: Option<u64>,
+    idle_cpu: Duration,
+    check: u64,
+}
+
+/// A few microseconds of real work for the burst jobs.
+fn busy_work(seed: u64) -> u64 {
+    let mut x = seed | 1;
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    x
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn run_ours<S: SleepProtocol + 'static>(
+    workload: Workload,
+    sizes: &Sizes,
+    threads: usize,
+    sleep: S,
+) -> Row {
+    let pool = Pool::new(threads, sleep);
+    let protocol = pool.sleep().name();
+    let tree = (workload == Workload::Tree).then(|| pool::make_tree(sizes.tree_nodes));
+    // Warm up: threads started, caches and allocator primed.
+    run_workload_ours(&pool, workload, sizes, tree.as_ref());
+    let stats_before = pool.sleep().stats();
+    let usage_before = ProcUsage::now();
+    let mut walls = Vec::new();
+    let mut check = 0;
+    for _ in 0..sizes.reps {
+        let start = Instant::now();
+        check = run_workload_ours(&pool, workload, sizes, tree.as_ref());
+        walls.push(start.elapsed());
+    }
+    let usage = ProcUsage::now().since(&usage_before);
+    let stats = diff(pool.sleep().stats(), stats_before);
+    let idle_cpu = idle_cpu_after();
+    pool.shutdown();
+    Row {
+        workload: workload_name(workload),
+        protocol,
+        wall: median(walls),
+        cpu: usage.cpu,
+        sleeps: Some(stats.waits),
+        wakes: Some(stats.wakes),
+        idle_cpu,
+        check,
+    }
+}
+
+fn diff(after: SleepStats, before: SleepStats) -> SleepStats {
+    SleepStats {
+        waits: after.waits - before.waits,
+        wakes: after.wakes - before.wakes,
+    }
+}
+
+fn run_workload_ours<S: SleepProtocol + 'static>(
+    pool: &Pool<S>,
+    workload: Workload,
+    sizes: &Sizes,
+    tree: Option<&Arc<Vec<u64>>>,
+) -> u64 {
+    match workload {
+        Workload::Fib => {
+            let (n, cutoff) = (sizes.fib_n, sizes.fib_cutoff);
+            pool.install(move |ctx| pool::fib(ctx, n, cutoff))
+        }
+        Workload::Tree => {
+            let tree = tree.expect("tree built").clone();
+            let depth = sizes.tree_depth;
+            pool.install(move |ctx| pool::tree_sum(ctx, &tree, 0, depth))
+        }
+        Workload::Bursts => {
+            let mut total = 0u64;
+            for burst in 0..sizes.bursts {
+                let jobs = sizes.burst_jobs;
+                total = total.wrapping_add(
+                    pool.install(move |ctx| burst_tree(ctx, burst as u64 * 1000, jobs)),
+                );
+                std::thread::sleep(sizes.burst_gap);
+            }
+            total
+        }
+    }
+}
+
+/// `jobs` busy jobs spread with a join tree.
+fn burst_tree<S: SleepProtocol + 'static>(ctx: &pool::WorkerCtx<S>, seed: u64, jobs: u32) -> u64 {
+    if jobs <= 1 {
+        return busy_work(seed);
+    }
+    let half = jobs / 2;
+    let (a, b) = ctx.join(
+        move |ctx| burst_tree(ctx, seed, half),
+        move |ctx| burst_tree(ctx, seed + half as u64, jobs - half),
+    );
+    a.wrapping_add(b)
+}
+
+fn run_rayon(workload: Workload, sizes: &Sizes, threads: usize) -> Row {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool");
+    let tree = (workload == Workload::Tree).then(|| pool::make_tree(sizes.tree_nodes));
+    run_workload_rayon(&pool, workload, sizes, tree.as_ref());
+    let usage_before = ProcUsage::now();
+    let mut walls = Vec::new();
+    let mut check = 0;
+    for _ in 0..sizes.reps {
+        let start = Instant::now();
+        check = run_workload_rayon(&pool, workload, sizes, tree.as_ref());
+        walls.push(start.elapsed());
+    }
+    let usage = ProcUsage::now().since(&usage_before);
+    let idle_cpu = idle_cpu_after();
+    drop(pool);
+    Row {
+        workload: workload_name(workload),
+        protocol: "rayon",
+        wall: median(walls),
+        cpu: usage.cpu,
+        sleeps: Some(usage.voluntary_switches),
+        wakes: None,
+        idle_cpu,
+        check,
+    }
+}
+
+fn rayon_fib(n: u32, cutoff: u32) -> u64 {
+    if n <= cutoff || n < 2 {
+        return pool::fib_seq(n);
+    }
+    let (a, b) = rayon::join(|| rayon_fib(n - 1, cutoff), || rayon_fib(n - 2, cutoff));
+    a + b
+}
+
+fn rayon_tree(tree: &[u64], root: usize, depth: u32) -> u64 {
+    if root >= tree.len() {
+        return 0;
+    }
+    if depth == 0 {
+        return pool::tree_sum_seq(tree, root);
+    }
+    let (l, r) = rayon::join(
+        || rayon_tree(tree, 2 * root + 1, depth - 1),
+        || rayon_tree(tree, 2 * root + 2, depth - 1),
+    );
+    tree[root] + l + r
+}
+
+fn rayon_burst(seed: u64, jobs: u32) -> u64 {
+    if jobs <= 1 {
+        return busy_work(seed);
+    }
+    let half = jobs / 2;
+    let (a, b) = rayon::join(
+        || rayon_burst(seed, half),
+        || rayon_burst(seed + half as u64, jobs - half),
+    );
+    a.wrapping_add(b)
+}
+
+fn run_workload_rayon(
+    pool: &rayon::ThreadPool,
+    workload: Workload,
+    sizes: &Sizes,
+    tree: Option<&Arc<Vec<u64>>>,
+) -> u64 {
+    match workload {
+        Workload::Fib => pool.install(|| rayon_fib(sizes.fib_n, sizes.fib_cutoff)),
+        Workload::Tree => {
+            let tree = tree.expect("tree built");
+            pool.install(|| rayon_tree(tree, 0, sizes.tree_depth))
+        }
+        Workload::Bursts => {
+            let mut total = 0u64;
+            for burst in 0..sizes.bursts {
+                total = total.wrapping_add(
+                    pool.install(|| rayon_burst(burst as u64 * 1000, sizes.burst_jobs)),
+                );
+                std::thread::sleep(sizes.burst_gap);
+            }
+            total
+        }
+    }
+}
+
+/// CPU the process burns in a 200 ms window right after the last run, with
+/// the pool still alive and idle.
+fn idle_cpu_after() -> Duration {
+    let before = ProcUsage::now();
+    std::thread::sleep(Duration::from_millis(200));
+    ProcUsage::now().since(&before).cpu
+}
+
+fn workload_name(workload: Workload) -> &'static str {
+    match workload {
+        Workload::Fib => "fib",
+        Workload::Tree => "tree sum",
+        Workload::Bursts => "bursts",
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1e3)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("pool: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let sizes = Sizes::new(options.quick);
+    let threads = options.threads;
+    println!(
+        "example pool, {threads} threads on {} cores; fib({}) cutoff {}, tree of {} nodes, \
+         {} bursts of {} jobs with {:?} gaps; median of {} run(s)\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        sizes.fib_n,
+        sizes.fib_cutoff,
+        sizes.tree_nodes,
+        sizes.bursts,
+        sizes.burst_jobs,
+        sizes.burst_gap,
+        sizes.reps,
+    );
+    println!(
+        "{:<9} {:<9} {:>9} {:>9} {:>8} {:>8} {:>10}",
+        "workload", "protocol", "wall ms", "cpu ms", "sleeps", "wakes", "idle cpu"
+    );
+    let mut failed = false;
+    for &workload in &options.workloads {
+        let mut expected = None;
+        for &protocol in &options.protocols {
+            let row = match protocol {
+                Protocol::Jec => run_ours(workload, &sizes, threads, JecSleep::new(threads)),
+                Protocol::Notifier => {
+                    run_ours(workload, &sizes, threads, NotifierSleep::new(threads))
+                }
+                Protocol::Rayon => run_rayon(workload, &sizes, threads),
+            };
+            let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+            println!(
+                "{:<9} {:<9} {:>9} {:>9} {:>8} {:>8} {:>10}",
+                row.workload,
+                row.protocol,
+                ms(row.wall),
+                ms(row.cpu),
+                opt(row.sleeps),
+                opt(row.wakes),
+                format!("{} ms", ms(row.idle_cpu)),
+            );
+            match expected {
+                None => expected = Some(row.check),
+                Some(value) if value != row.check => {
+                    eprintln!(
+                        "pool: {} on {} computed {}, expected {value}",
+                        row.workload, row.protocol, row.check
+                    );
+                    failed = true;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
