@@ -219,4 +219,8 @@ impl SleepProtocol for NotifierSleep {
     fn stats(&self) -> crate::SleepStats {
         self.notifier.stats()
     }
+
+    fn sleeping_workers(&self) -> usize {
+        self.notifier.num_waiters()
+    }
 }

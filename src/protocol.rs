@@ -103,6 +103,9 @@ pub trait SleepProtocol: Send + Sync {
 
     /// Sleeps and wake syscalls so far.
     fn stats(&self) -> crate::SleepStats;
+
+    /// Workers asleep right now (a snapshot, for tests and monitoring).
+    fn sleeping_workers(&self) -> usize;
 }
 
 impl SleepProtocol for JecSleep {
@@ -154,6 +157,10 @@ impl SleepProtocol for JecSleep {
 
     fn stats(&self) -> crate::SleepStats {
         JecSleep::stats(self)
+    }
+
+    fn sleeping_workers(&self) -> usize {
+        JecSleep::sleeping_workers(self)
     }
 }
 
