@@ -143,6 +143,17 @@ CASES = [
         "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
         "a woken worker leaves its idle loop while still counted as sleeping",
     ),
+    (
+        "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
+        "src/notifier_sleep.rs",
+        """        let wait = self.notifier.prepare_wait(idle.worker);
+        if !latch.fall_asleep() {""",
+        """        let fell_asleep = latch.fall_asleep();
+        let wait = self.notifier.prepare_wait(idle.worker);
+        if !fell_asleep {""",
+        "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
+        "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
+    ),
 ]
 
 

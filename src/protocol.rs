@@ -165,3 +165,7 @@ impl SleepProtocol for JecSleep {
 }
 
 pub use crate::notifier_sleep::{NotifierIdle, NotifierSleep};
+
+#[cfg(all(test, loom))]
+#[path = "protocol_loom_tests.rs"]
+mod loom_tests;

@@ -69,6 +69,7 @@ impl Futex {
     }
 
     /// (wait calls, wake calls) so far.
+    #[cfg(not(all(test, loom)))]
     pub(crate) fn counts(&self) -> (u64, u64) {
         (
             self.waits.load(std::sync::atomic::Ordering::Relaxed),

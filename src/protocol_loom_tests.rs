@@ -1,0 +1,107 @@
+//! Loom models run through the [`SleepProtocol`] trait, on both protocols:
+//! the `NotifierSleep` adapter's latch steps and the trait's post and wake
+//! paths. Every actor is a spawned thread (see `jec/loom_tests.rs`).
+
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+
+use crate::idle::IdlePolicy;
+use crate::jec::{CoreLatch, JecSleep};
+use crate::notifier_sleep::NotifierSleep;
+use crate::protocol::SleepProtocol;
+
+fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(preemptions);
+    builder.check(model);
+}
+
+fn no_rounds() -> IdlePolicy {
+    IdlePolicy::new().yield_rounds(0)
+}
+
+/// The owner sleeps against its latch; another thread sets it and wakes the
+/// owner only if `set` says it sleeps.
+fn latch_wakes_owner<S: SleepProtocol + 'static>(make: fn() -> S) {
+    check(3, move || {
+        let sleep = Arc::new(make());
+        let latch = Arc::new(CoreLatch::new());
+        let owner = {
+            let (sleep, latch) = (sleep.clone(), latch.clone());
+            thread::spawn(move || {
+                let mut idle = sleep.start_looking(0);
+                while !latch.probe() {
+                    sleep.no_work_found(&mut idle, &latch, || false);
+                }
+                sleep.work_found(idle);
+            })
+        };
+        let setter = {
+            let (sleep, latch) = (sleep.clone(), latch.clone());
+            thread::spawn(move || {
+                if latch.set() {
+                    sleep.notify_worker_latch_is_set(0);
+                }
+            })
+        };
+        setter.join().unwrap();
+        owner.join().unwrap();
+    });
+}
+
+/// A job injected from outside reaches a worker in any phase of its sleep.
+fn injected_job_runs<S: SleepProtocol + 'static>(make: fn() -> S) {
+    check(2, move || {
+        let sleep = Arc::new(make());
+        let jobs = Arc::new(AtomicUsize::new(0));
+        let worker = {
+            let (sleep, jobs) = (sleep.clone(), jobs.clone());
+            thread::spawn(move || {
+                let latch = CoreLatch::new();
+                let mut idle = sleep.start_looking(0);
+                loop {
+                    let n = jobs.load(Ordering::Acquire);
+                    if n > 0
+                        && jobs
+                            .compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire)
+                            .is_ok()
+                    {
+                        sleep.work_found(idle);
+                        return;
+                    }
+                    sleep.no_work_found(&mut idle, &latch, || jobs.load(Ordering::Acquire) > 0);
+                }
+            })
+        };
+        let poster = {
+            let (sleep, jobs) = (sleep.clone(), jobs.clone());
+            thread::spawn(move || {
+                let was_empty = jobs.fetch_add(1, Ordering::Release) == 0;
+                sleep.new_injected_jobs(1, was_empty);
+            })
+        };
+        poster.join().unwrap();
+        worker.join().unwrap();
+    });
+}
+
+#[test]
+fn notifier_sleep_latch_wakes_owner() {
+    latch_wakes_owner(|| NotifierSleep::with_policy(1, no_rounds()));
+}
+
+#[test]
+fn jec_sleep_latch_wakes_owner() {
+    latch_wakes_owner(|| JecSleep::with_policy(1, no_rounds()));
+}
+
+#[test]
+fn notifier_sleep_injected_job_runs() {
+    injected_job_runs(|| NotifierSleep::with_policy(1, no_rounds()));
+}
+
+#[test]
+fn jec_sleep_injected_job_runs() {
+    injected_job_runs(|| JecSleep::with_policy(1, no_rounds()));
+}
