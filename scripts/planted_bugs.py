@@ -154,6 +154,30 @@ CASES = [
         "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
+    (
+        "notifier: a timeout swallows a notification that won the race",
+        "src/notifier/mod.rs",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,""",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::TimedOut,""",
+        "notifier::loom_tests::timed_wait_never_swallows_a_notification",
+        "the timed waiter reports a timeout, drops the notification, and the other waiter sleeps on",
+    ),
+    (
+        "notifier: a pop counts a targeted slot as a delivery",
+        "src/notifier/slot.rs",
+        """                TARGETED => (SIGNALED, Delivery::Skipped),""",
+        """                TARGETED => (SIGNALED, Delivery::Signalled),""",
+        "notifier::loom_tests::targeted_wake_reaches_only_its_waiter",
+        "notify_one spends itself on the already-woken slot and the other waiter sleeps on",
+    ),
+    (
+        "jec: a timed-out sleeper uncounts itself even when a waker already did",
+        "src/jec/mod.rs",
+        """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",
+        """        let outcome = if worker.sleep(deadline) && { worker.cancel_sleep(); true } {""",
+        "jec::loom_tests::timed_sleep_keeps_the_count_exact",
+        "the sleeping count is decremented twice",
+    ),
 ]
 
 

@@ -54,7 +54,13 @@
 //! The protocol, its memory orderings and the proof that no wakeup is lost
 //! are in `docs/notifier.md` in the repository.
 
-#![forbid(unsafe_code)]
+// Unsafe code is denied everywhere but `sync/futex_linux.rs`, the one
+// syscall atomic-wait lacks (a futex wait with a timeout).
+#![deny(
+    unsafe_code,
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks
+)]
 #![deny(missing_docs, missing_debug_implementations)]
 
 mod error;
@@ -62,6 +68,7 @@ mod idle;
 mod jec;
 mod notifier;
 mod notifier_sleep;
+mod outcome;
 mod protocol;
 mod stats;
 mod sync;
@@ -70,5 +77,26 @@ pub use error::CapacityError;
 pub use idle::IdlePolicy;
 pub use jec::{CoreLatch, Counters, IdleState, JecSleep};
 pub use notifier::{Notifier, PreparedWait};
+pub use outcome::WaitOutcome;
 pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
 pub use stats::SleepStats;
+
+/// Which parking backend this build uses: `"futex"` (Linux and Android: the
+/// futex syscall, through `atomic-wait` plus a timed `FUTEX_WAIT`) or
+/// `"portable"` (every other target, or `--cfg eventcount_fallback`: a std
+/// `Mutex` + `Condvar` per waiter word). Both give the same guarantees; the
+/// portable one takes a per-waiter lock on each sleep and wake.
+///
+/// # Examples
+///
+/// ```
+/// let backend = eventcount::parking_backend();
+/// assert!(backend == "futex" || backend == "portable");
+/// ```
+pub fn parking_backend() -> &'static str {
+    match sync::backend() {
+        sync::Backend::Futex => "futex",
+        sync::Backend::Portable => "portable",
+        sync::Backend::Loom => "loom",
+    }
+}

@@ -17,8 +17,7 @@ use crate::protocol::SleepProtocol;
 /// one load when nobody sleeps. `start_looking` and `work_found` touch no
 /// shared memory.
 ///
-/// Latch wakes use `notify_all` until the notifier has a targeted wake
-/// (docs/notifier.md): correct, but every sleeper wakes to re-check.
+/// A latch wake is [`Notifier::notify_waiter`]: the owner and nobody else.
 ///
 /// # Examples
 ///
@@ -205,7 +204,8 @@ impl SleepProtocol for NotifierSleep {
             worker < size,
             "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {size} workers"
         );
-        self.notifier.notify_all();
+        // The owner only: a targeted wake, no herd.
+        self.notifier.notify_waiter(worker);
     }
 
     fn wake_all(&self) {

@@ -255,3 +255,43 @@ fn shutdown_wakes_everyone() {
         assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
     });
 }
+
+/// A timed sleep racing a poster's wake: whichever wins the CAS on the
+/// sleep word uncounts the sleeper, exactly once (under loom every timed
+/// sleep times out at once). The counts end at zero and never underflow.
+#[test]
+fn timed_sleep_keeps_the_count_exact() {
+    check(2, || {
+        let sleep = Arc::new(sleep_for(1));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let worker = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || {
+                let latch = CoreLatch::new();
+                let mut idle = sleep.start_looking(0);
+                loop {
+                    if take(&injector) {
+                        break;
+                    }
+                    let deadline = std::time::Instant::now();
+                    let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+                    if outcome == crate::WaitOutcome::TimedOut {
+                        break;
+                    }
+                }
+                sleep.work_found(idle);
+            })
+        };
+        let poster = {
+            let (sleep, injector) = (sleep.clone(), injector.clone());
+            thread::spawn(move || {
+                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
+                sleep.new_injected_jobs(1, was_empty);
+            })
+        };
+        poster.join().unwrap();
+        worker.join().unwrap();
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}

@@ -10,8 +10,10 @@ use crossbeam_utils::CachePadded;
 
 use crate::error::CapacityError;
 use crate::idle::IdlePolicy;
+use crate::outcome::WaitOutcome;
 use crate::sync::{self, fence, AtomicU32, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
+use std::time::Instant;
 use worker::{Registration, Wake, WorkerSleep};
 
 pub use counters::Counters;
@@ -433,6 +435,61 @@ impl JecSleep {
             "no_work_found: the IdleState of worker {} belongs to a different JecSleep",
             idle.worker
         );
+        let _ = self.round(idle, latch, has_injected_jobs, None);
+    }
+
+    /// [`no_work_found`](JecSleep::no_work_found), but a sleep it starts
+    /// ends at `deadline` at the latest. Returns
+    /// [`WaitOutcome::TimedOut`] only when the worker slept and the deadline
+    /// ended the sleep; the worker is then back to searching and no longer
+    /// counted as sleeping. Whether the timeout or a waker wins, the
+    /// sleeping count stays exact: both race on one CAS of the worker's
+    /// sleep word, and only the winner uncounts it.
+    ///
+    /// # Panics
+    ///
+    /// If `idle` came from a different `JecSleep`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, WaitOutcome};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
+    /// let latch = CoreLatch::new();
+    /// let deadline = Instant::now() + Duration::from_millis(2);
+    /// let mut idle = sleep.start_looking(0);
+    /// let mut outcome = WaitOutcome::Notified;
+    /// while outcome != WaitOutcome::TimedOut {
+    ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    /// }
+    /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// sleep.work_found(idle);
+    /// ```
+    pub fn no_work_found_until(
+        &self,
+        idle: &mut IdleState<'_>,
+        latch: &CoreLatch,
+        has_injected_jobs: impl FnOnce() -> bool,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "no_work_found_until: the IdleState of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        self.round(idle, latch, has_injected_jobs, Some(deadline))
+    }
+
+    /// One empty round; a sleep it starts ends at `deadline` if given.
+    fn round(
+        &self,
+        idle: &mut IdleState<'_>,
+        latch: &CoreLatch,
+        has_injected_jobs: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+    ) -> WaitOutcome {
         let sleepy_round = self.policy.rounds_until_sleepy();
         if idle.rounds < sleepy_round {
             self.policy.pause(idle.rounds);
@@ -442,8 +499,9 @@ impl JecSleep {
             idle.rounds += 1;
             sync::yield_now();
         } else {
-            self.sleep(idle, latch, has_injected_jobs);
+            return self.sleep(idle, latch, has_injected_jobs, deadline);
         }
+        WaitOutcome::Notified
     }
 
     /// Make the JEC even ("sleepy") if it is odd, and return its value: a
@@ -459,11 +517,12 @@ impl JecSleep {
         idle: &mut IdleState<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
-    ) {
+        deadline: Option<Instant>,
+    ) -> WaitOutcome {
         let worker = &self.workers[idle.worker].sleep;
         // 1. UNSET -> SLEEPY; fails only if the latch is set.
         if !latch.get_sleepy() {
-            return;
+            return WaitOutcome::Notified;
         }
         // 2. Visible to wakers before we can be counted (worker.rs).
         worker.begin_registering();
@@ -471,7 +530,7 @@ impl JecSleep {
         if !latch.fall_asleep() {
             worker.abandon();
             idle.wake_fully();
-            return;
+            return WaitOutcome::Notified;
         }
         let sleepy_jec = idle
             .sleepy_jec
@@ -484,7 +543,7 @@ impl JecSleep {
                 worker.abandon();
                 idle.wake_partly();
                 latch.wake_up();
-                return;
+                return WaitOutcome::Notified;
             }
             if self.counters.try_add_sleeping(counters) {
                 break;
@@ -495,7 +554,7 @@ impl JecSleep {
             self.counters.sub_sleeping();
             idle.wake_fully();
             latch.wake_up();
-            return;
+            return WaitOutcome::Notified;
         }
         // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
         fence(Ordering::SeqCst);
@@ -506,12 +565,19 @@ impl JecSleep {
             }
             idle.wake_fully();
             latch.wake_up();
-            return;
+            return WaitOutcome::Notified;
         }
-        // 8. Sleep until a waker claims us (it uncounts us).
-        worker.sleep();
+        // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
+        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
+            // Our CAS beat every waker: we uncount ourselves.
+            self.counters.sub_sleeping();
+            WaitOutcome::TimedOut
+        } else {
+            WaitOutcome::Notified
+        };
         idle.wake_fully();
         latch.wake_up();
+        outcome
     }
 
     /// `n` jobs were pushed to a worker's own queue. No fence: missing them

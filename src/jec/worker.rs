@@ -109,23 +109,33 @@ impl WorkerSleep {
         ) {
             Ok(_) => true,
             Err(_) => {
-                self.sleep();
+                self.sleep(None);
                 false
             }
         }
     }
 
     /// Sleeper: block until a waker has claimed us and uncounted us (the
-    /// word reads AWAKE). Loops over spurious returns.
-    pub(crate) fn sleep(&self) {
+    /// word reads AWAKE), or until `deadline`. Loops over spurious returns.
+    /// Returns true if the deadline passed while still SLEEPING (the caller
+    /// then races the wakers with `cancel_sleep`).
+    pub(crate) fn sleep(&self, deadline: Option<std::time::Instant>) -> bool {
         let word = self.futex.word();
         loop {
             let current = word.load(Ordering::Acquire);
-            if current == AWAKE {
-                return;
+            match (current, deadline) {
+                (AWAKE, _) => return false,
+                (SLEEPING, Some(deadline)) => {
+                    if self.futex.wait_until(SLEEPING, deadline)
+                        && word.load(Ordering::Acquire) == SLEEPING
+                    {
+                        return true;
+                    }
+                }
+                // CLAIMED: the waker stores AWAKE right after uncounting us.
+                (SLEEPING | CLAIMED, _) => self.futex.wait(current),
+                (other, _) => unreachable!("worker sleep word {other} while asleep"),
             }
-            debug_assert!(current == SLEEPING || current == CLAIMED);
-            self.futex.wait(current);
         }
     }
 

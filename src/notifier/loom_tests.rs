@@ -270,3 +270,77 @@ fn cancelled_slots_are_skipped_and_revived() {
         sleeper.join().unwrap();
     });
 }
+
+/// A timed wait racing a notify (under loom every timed wait times out at
+/// once, so the timeout path meets the notify in every interleaving). The
+/// timed waiter must either report the notification it received, or leave
+/// without having taken it, in which case the notify moves on to the other
+/// waiter. A waiter that was notified but leaves without acting passes the
+/// notification on: that is the caller's side of the contract.
+#[test]
+fn timed_wait_never_swallows_a_notification() {
+    check(2, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let flag = Arc::new(AtomicBool::new(false));
+        let timed = {
+            let (notifier, flag) = (notifier.clone(), flag.clone());
+            thread::spawn(move || {
+                let wait = notifier.prepare_wait(0);
+                if flag.load(Ordering::Acquire) {
+                    notifier.cancel_wait(wait);
+                    return;
+                }
+                let deadline = std::time::Instant::now();
+                if notifier.commit_wait_until(wait, deadline) == crate::WaitOutcome::Notified {
+                    notifier.notify_one();
+                }
+            })
+        };
+        let plain = {
+            let (notifier, flag) = (notifier.clone(), flag.clone());
+            thread::spawn(move || wait_for(&notifier, 1, &flag))
+        };
+        let setter = {
+            let (notifier, flag) = (notifier.clone(), flag.clone());
+            thread::spawn(move || {
+                flag.store(true, Ordering::Release);
+                notifier.notify_one();
+            })
+        };
+        setter.join().unwrap();
+        timed.join().unwrap();
+        plain.join().unwrap();
+    });
+}
+
+/// A targeted wake reaches its waiter wherever it sits in the stack, and a
+/// later notify skips the targeted slot (never counting it as a delivery)
+/// to reach the other waiter.
+#[test]
+fn targeted_wake_reaches_only_its_waiter() {
+    check(2, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let mine = Arc::new(AtomicBool::new(false));
+        let other = Arc::new(AtomicBool::new(false));
+        let waiters: Vec<_> = [(0, mine.clone()), (1, other.clone())]
+            .into_iter()
+            .map(|(wid, flag)| {
+                let notifier = notifier.clone();
+                thread::spawn(move || wait_for(&notifier, wid, &flag))
+            })
+            .collect();
+        let waker = {
+            let (notifier, mine, other) = (notifier.clone(), mine.clone(), other.clone());
+            thread::spawn(move || {
+                mine.store(true, Ordering::Release);
+                notifier.notify_waiter(0);
+                other.store(true, Ordering::Release);
+                notifier.notify_one();
+            })
+        };
+        waker.join().unwrap();
+        for waiter in waiters {
+            waiter.join().unwrap();
+        }
+    });
+}

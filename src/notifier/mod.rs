@@ -11,9 +11,11 @@ mod token;
 use crossbeam_utils::CachePadded;
 
 use crate::error::CapacityError;
+use crate::outcome::WaitOutcome;
 use crate::sync::{fence, AtomicU64, Ordering};
-use slot::{Delivery, Slot, CANCELLED, IDLE, PARKED, PREPARED, SIGNALED};
+use slot::{Delivery, ParkEnd, Slot, CANCELLED, IDLE, PARKED, PREPARED, SIGNALED, TARGETED};
 use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH};
+use std::time::{Duration, Instant};
 
 pub use token::PreparedWait;
 
@@ -345,6 +347,21 @@ impl Notifier {
 
     /// The cancel step itself; also run by `PreparedWait::drop`.
     fn cancel(&self, wid: usize) {
+        if self.withdraw(wid) == Withdrawal::Signaled {
+            // A notify delivered to us, and we are not going to sleep: pass
+            // the notification on to the next waiter.
+            let state = State(self.state.load(Ordering::Acquire));
+            if !state.is_empty() {
+                self.notify_slow(state, 1);
+            }
+        }
+    }
+
+    /// Take slot `wid` (prepared, parked or targeted) out of the waiter set
+    /// without sleeping: pop it if it is on top, else leave it on the stack
+    /// as CANCELLED (a later pop skips it; its next prepare revives it). The
+    /// slot word's CAS decides any race with a notifier that popped it.
+    fn withdraw(&self, wid: usize) -> Withdrawal {
         let slot = &self.slots[wid];
         // Acquire: a pop reads the new top's link.
         let mut state = State(self.state.load(Ordering::Acquire));
@@ -359,36 +376,39 @@ impl Notifier {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    slot.release();
-                    return;
+                    // Off the stack. A targeted wake may still have landed
+                    // on the word; a swap tells us and frees the slot.
+                    let was = slot.futex.word().swap(IDLE, Ordering::AcqRel);
+                    return if was == TARGETED {
+                        Withdrawal::Targeted
+                    } else {
+                        Withdrawal::Withdrawn
+                    };
                 }
                 Err(current) => state = State(current),
             }
         }
-        // Below the top, or popped by a notifier already. The slot word
-        // decides which: exactly one of us settles this waiter.
-        match slot.futex.word().compare_exchange(
-            PREPARED,
-            CANCELLED,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            // Left on the stack as CANCELLED; a later pop skips it, or our
-            // next prepare revives it.
-            Ok(_) => {}
-            // A notify delivered to us. We are not going to sleep, so pass
-            // the notification on to the next waiter.
-            Err(SIGNALED) => {
-                slot.release();
-                let state = State(self.state.load(Ordering::Acquire));
-                if !state.is_empty() {
-                    self.notify_slow(state, 1);
+        // Below the top, or popped by a notifier already.
+        let word = slot.futex.word();
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let outcome = match current {
+                PREPARED | PARKED => Withdrawal::Withdrawn,
+                TARGETED => Withdrawal::Targeted,
+                SIGNALED => {
+                    // Popped and notified: off the stack, ours to free.
+                    slot.release();
+                    return Withdrawal::Signaled;
                 }
+                other => unreachable!(
+                    "withdrawing slot {wid} found it {}",
+                    slot::state_name(other)
+                ),
+            };
+            match word.compare_exchange(current, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return outcome,
+                Err(now) => current = now,
             }
-            Err(other) => unreachable!(
-                "cancel found slot {wid} in state {}",
-                slot::state_name(other)
-            ),
         }
     }
 
@@ -414,7 +434,126 @@ impl Notifier {
     /// ```
     pub fn commit_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "commit_wait");
-        self.slots[wid].park();
+        let ended = self.slots[wid].park(None);
+        let _ = self.finish_wait(wid, ended);
+    }
+
+    /// Phase two with a deadline: sleep until notified or until `deadline`,
+    /// whichever comes first.
+    ///
+    /// On [`WaitOutcome::TimedOut`] the waiter has left the waiter set
+    /// without taking a notification from anyone: a notify that races with
+    /// the timeout either reaches this waiter first (then the result is
+    /// `Notified`) or finds it gone and moves on to the next waiter. The slot
+    /// can be prepared again at once.
+    ///
+    /// # Panics
+    ///
+    /// If `wait` came from a different notifier.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{Notifier, WaitOutcome};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let n = Notifier::new(1);
+    /// let deadline = Instant::now() + Duration::from_millis(5);
+    /// let wait = n.prepare_wait(0);
+    /// assert_eq!(n.commit_wait_until(wait, deadline), WaitOutcome::TimedOut);
+    /// let again = n.prepare_wait(0); // free again at once
+    /// n.notify_one();
+    /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
+    /// ```
+    pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
+        let wid = wait.disarm_for(self, "commit_wait_until");
+        let ended = self.slots[wid].park(Some(deadline));
+        self.finish_wait(wid, ended)
+    }
+
+    /// [`commit_wait_until`](Notifier::commit_wait_until) with a timeout
+    /// from now. A timeout too large to add to `Instant::now()` waits
+    /// without a deadline.
+    ///
+    /// # Panics
+    ///
+    /// If `wait` came from a different notifier.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{Notifier, WaitOutcome};
+    /// use std::time::Duration;
+    ///
+    /// let n = Notifier::new(1);
+    /// let wait = n.prepare_wait(0);
+    /// let outcome = n.commit_wait_timeout(wait, Duration::from_micros(100));
+    /// assert_eq!(outcome, WaitOutcome::TimedOut);
+    /// ```
+    pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => self.commit_wait_until(wait, deadline),
+            None => {
+                self.commit_wait(wait);
+                WaitOutcome::Notified
+            }
+        }
+    }
+
+    /// The owner's side after `park` returned.
+    fn finish_wait(&self, wid: usize, ended: ParkEnd) -> WaitOutcome {
+        match ended {
+            ParkEnd::Signaled => {
+                self.slots[wid].release();
+                WaitOutcome::Notified
+            }
+            ParkEnd::Targeted => {
+                // Still stacked: leave the waiter set like a cancel (no
+                // forwarding: the wake was addressed to us).
+                let _ = self.withdraw(wid);
+                WaitOutcome::Notified
+            }
+            ParkEnd::TimedOut => match self.withdraw(wid) {
+                Withdrawal::Withdrawn => WaitOutcome::TimedOut,
+                // A notification won the race with our deadline: report it,
+                // never swallow it.
+                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,
+            },
+        }
+    }
+
+    /// Wake the waiter in slot `wid` if it is waiting (prepared or asleep),
+    /// without disturbing any other waiter. Returns whether it was waiting.
+    ///
+    /// This is the wake a latch needs: its owner, and nobody else. The slot
+    /// stays on the waiter stack until its owner withdraws it; other notifies
+    /// skip it meanwhile and never count it as a delivery. It starts with a
+    /// `SeqCst` fence, like every notify: make the owner's condition true
+    /// first.
+    ///
+    /// # Panics
+    ///
+    /// If `wid >= self.size()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let n = eventcount::Notifier::new(2);
+    /// let wait = n.prepare_wait(1);
+    /// assert!(!n.notify_waiter(0)); // slot 0 is not waiting
+    /// assert!(n.notify_waiter(1));
+    /// n.commit_wait(wait); // returns at once
+    /// ```
+    pub fn notify_waiter(&self, wid: usize) -> bool {
+        let size = self.slots.len();
+        let Some(slot) = self.slots.get(wid) else {
+            panic!(
+                "notify_waiter: waiter id {wid} is out of range for a Notifier with {size} slots"
+            );
+        };
+        // Pairs with the fence in `prepare_wait`, as every notify does.
+        fence(Ordering::SeqCst);
+        slot.wake_in_place()
     }
 
     /// Wake one waiter, if any is waiting. Returns whether one was released.
@@ -573,6 +712,17 @@ impl Notifier {
         }
         released
     }
+}
+
+/// How a withdrawal ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Withdrawal {
+    /// Out of the waiter set with nothing delivered.
+    Withdrawn,
+    /// A targeted wake had landed (the slot is withdrawn too).
+    Targeted,
+    /// A notifier had popped and notified the slot (now freed).
+    Signaled,
 }
 
 /// The panic for a slot claimed twice.

@@ -12,6 +12,7 @@
 //! | `PARKED`    | yes (or being popped)     | committed: asleep on the futex, or about to be   |
 //! | `CANCELLED` | yes, or being popped      | cancelled below the top; the owner may revive it |
 //! | `SIGNALED`  | no                        | popped and notified; the token holder will see it |
+//! | `TARGETED`  | yes (or being popped)     | woken by `notify_waiter` without a pop; token out |
 //!
 //! Owner: IDLE → PREPARED (claim, then push); CANCELLED → PREPARED (revive,
 //! no push); PREPARED → PARKED (commit); PREPARED → CANCELLED (cancel below
@@ -20,9 +21,18 @@
 //!
 //! Notifier, after popping the slot: PREPARED → SIGNALED (a notification
 //! the owner finds at its commit or cancel, no syscall); PARKED → SIGNALED
-//! then one `futex_wake`; CANCELLED → IDLE (nobody notified: the notifier
-//! pops again). It uses a CAS, so an owner's concurrent revive or commit
-//! simply changes what gets delivered.
+//! then one `futex_wake`; CANCELLED → IDLE and TARGETED → SIGNALED (nobody
+//! newly notified: the notifier pops again). It uses a CAS, so an owner's
+//! concurrent revive or commit simply changes what gets delivered.
+//!
+//! Targeted waker (`notify_waiter`), without popping: PREPARED → TARGETED,
+//! or PARKED → TARGETED then one `futex_wake`. The slot stays stacked; its
+//! owner withdraws it like a cancel (pops itself from the top, or leaves it
+//! CANCELLED for a later pop or its own revive).
+//!
+//! Timed-out owner: withdraws the same way, from PARKED. Whoever's CAS on
+//! the word comes first wins: the owner's (timed out, nothing was
+//! delivered) or a notifier's (notified, and the owner reports that).
 
 use crate::sync::{AtomicU64, Futex, Ordering};
 
@@ -31,6 +41,7 @@ pub(crate) const PREPARED: u32 = 1;
 pub(crate) const PARKED: u32 = 2;
 pub(crate) const CANCELLED: u32 = 3;
 pub(crate) const SIGNALED: u32 = 4;
+pub(crate) const TARGETED: u32 = 5;
 
 /// The name of a slot state, for messages.
 pub(crate) fn state_name(state: u32) -> &'static str {
@@ -40,6 +51,7 @@ pub(crate) fn state_name(state: u32) -> &'static str {
         PARKED => "parked",
         CANCELLED => "cancelled",
         SIGNALED => "signaled",
+        TARGETED => "targeted",
         _ => "invalid",
     }
 }
@@ -51,8 +63,20 @@ pub(crate) enum Delivery {
     Signalled,
     /// The owner was asleep: woken with one futex wake.
     Woken,
-    /// The slot had been cancelled: nobody was notified.
+    /// The slot had been cancelled or already woken by a targeted wake:
+    /// nobody was newly notified.
     Skipped,
+}
+
+/// Why a parked owner stopped sleeping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParkEnd {
+    /// Popped and notified: the slot is off the stack.
+    Signaled,
+    /// Woken by `notify_waiter`: the slot is still on the stack.
+    Targeted,
+    /// The deadline passed first: the word still says PARKED.
+    TimedOut,
 }
 
 pub(crate) struct Slot {
@@ -89,24 +113,36 @@ impl Slot {
         self.futex.word().store(IDLE, Ordering::Release);
     }
 
-    /// The owner's commit: sleep until a notifier has popped this slot.
-    pub(crate) fn park(&self) {
+    /// The owner's commit: sleep until notified (popped, or targeted), or
+    /// until `deadline` if one is given.
+    pub(crate) fn park(&self, deadline: Option<std::time::Instant>) -> ParkEnd {
         let word = self.futex.word();
         // PREPARED -> PARKED announces that we are about to sleep. If a
-        // notifier got here first the word is SIGNALED and we never sleep.
-        // Acquire on both outcomes: SIGNALED carries the notifier's writes
-        // (the condition it made true) to us.
-        if word
-            .compare_exchange(PREPARED, PARKED, Ordering::Acquire, Ordering::Acquire)
-            .is_ok()
+        // notifier got here first we never sleep. Acquire on both outcomes:
+        // the notifier's Release carries its writes (the condition it made
+        // true) to us.
+        if let Err(now) =
+            word.compare_exchange(PREPARED, PARKED, Ordering::Acquire, Ordering::Acquire)
         {
-            // Loop over spurious returns: only SIGNALED lets us go.
-            while word.load(Ordering::Acquire) == PARKED {
-                self.futex.wait(PARKED);
+            return end_of_wait(now);
+        }
+        loop {
+            // Loop over spurious returns: only a notifier lets us go.
+            let now = word.load(Ordering::Acquire);
+            if now != PARKED {
+                return end_of_wait(now);
+            }
+            match deadline {
+                None => self.futex.wait(PARKED),
+                Some(deadline) => {
+                    if self.futex.wait_until(PARKED, deadline)
+                        && word.load(Ordering::Acquire) == PARKED
+                    {
+                        return ParkEnd::TimedOut;
+                    }
+                }
             }
         }
-        debug_assert_eq!(word.load(Ordering::Relaxed), SIGNALED);
-        self.release();
     }
 
     /// Deliver a notification to a slot this notifier has just popped. For
@@ -121,6 +157,9 @@ impl Slot {
                 PREPARED => (SIGNALED, Delivery::Signalled),
                 PARKED => (SIGNALED, Delivery::Woken),
                 CANCELLED => (IDLE, Delivery::Skipped),
+                // Already woken by a targeted wake: off the stack now, and
+                // the owner (still holding its token) sees SIGNALED.
+                TARGETED => (SIGNALED, Delivery::Skipped),
                 _ => unreachable!("popped a slot in state {}", state_name(current)),
             };
             // Release pairs with the owner's Acquire in `park`, `prepare`
@@ -133,10 +172,41 @@ impl Slot {
         }
     }
 
+    /// Targeted wake, without popping: true if the owner was waiting
+    /// (prepared or parked) and is now woken.
+    pub(crate) fn wake_in_place(&self) -> bool {
+        let word = self.futex.word();
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            if current != PREPARED && current != PARKED {
+                return false;
+            }
+            // Release pairs with the owner's Acquire in `park`.
+            match word.compare_exchange(current, TARGETED, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    if current == PARKED {
+                        self.futex.wake_one();
+                    }
+                    return true;
+                }
+                Err(now) => current = now,
+            }
+        }
+    }
+
     /// The wake syscall for a slot whose owner `deliver` found asleep.
     #[inline]
     pub(crate) fn wake(&self) {
         self.futex.wake_one();
+    }
+}
+
+/// What a word other than PARKED means to the owner that was waiting.
+fn end_of_wait(word: u32) -> ParkEnd {
+    match word {
+        SIGNALED => ParkEnd::Signaled,
+        TARGETED => ParkEnd::Targeted,
+        other => unreachable!("a waiting slot found in state {}", state_name(other)),
     }
 }
 

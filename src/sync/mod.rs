@@ -16,15 +16,22 @@
 //! - loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
 //!   models `fence(SeqCst)` exactly. Every Dekker-style handshake in this crate
 //!   is therefore written as an explicit `fence(SeqCst)`.
-//! - loom has no futex: [`Futex`] becomes a word plus a loom Mutex + Condvar
-//!   (see `futex.rs`).
+//! - loom has no futex: [`Futex`] becomes a word plus a loom Mutex + Condvar,
+//!   and timed waits time out at once (see `futex.rs`).
 //! - loom cannot model spinning on another thread: [`spin_loop`] and
 //!   [`yield_now`] become loom yields, and protocol code never spins waiting
 //!   for another thread anyway.
 
 mod futex;
+#[cfg(all(
+    not(all(test, loom)),
+    not(eventcount_fallback),
+    any(target_os = "linux", target_os = "android")
+))]
+mod futex_linux;
 
 pub(crate) use futex::Futex;
+pub(crate) use futex::{backend, Backend};
 
 #[cfg(not(all(test, loom)))]
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};

@@ -1,0 +1,28 @@
+//! [`WaitOutcome`]: why a timed wait returned.
+
+/// Why a timed wait returned: [`Notifier::commit_wait_until`] and
+/// [`JecSleep::no_work_found_until`].
+///
+/// [`Notifier::commit_wait_until`]: crate::Notifier::commit_wait_until
+/// [`JecSleep::no_work_found_until`]: crate::JecSleep::no_work_found_until
+///
+/// # Examples
+///
+/// ```
+/// use eventcount::{Notifier, WaitOutcome};
+/// use std::time::Duration;
+///
+/// let n = Notifier::new(1);
+/// let wait = n.prepare_wait(0);
+/// assert_eq!(n.commit_wait_timeout(wait, Duration::from_millis(1)), WaitOutcome::TimedOut);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "a timed wait may have been notified: re-check the condition"]
+pub enum WaitOutcome {
+    /// A notification reached this waiter (or it did not need to sleep):
+    /// re-check the condition.
+    Notified,
+    /// The deadline passed first. The waiter has left the waiter set, and no
+    /// notification was taken from anyone.
+    TimedOut,
+}
