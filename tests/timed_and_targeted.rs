@@ -1,0 +1,313 @@
+//! Timed waits and targeted wakes outside loom, on real threads and real
+//! clocks. Deadlines are generous and only bound how long a test waits;
+//! nothing asserts how long anything took.
+
+#![cfg(not(loom))]
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use eventcount::{CoreLatch, IdlePolicy, JecSleep, Notifier, WaitOutcome};
+
+const WATCHDOG: Duration = Duration::from_secs(30);
+
+fn with_watchdog(name: &'static str, body: impl FnOnce() + Send + 'static) {
+    let (tx, rx) = mpsc::channel();
+    let handle = thread::spawn(move || {
+        body();
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(WATCHDOG) {
+        Ok(()) => handle.join().unwrap(),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            if let Err(payload) = handle.join() {
+                std::panic::resume_unwind(payload);
+            }
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{name}: hung for {WATCHDOG:?}"),
+    }
+}
+
+#[test]
+fn a_timed_wait_with_nobody_notifying_times_out_and_leaves() {
+    let n = Notifier::new(2);
+    let wait = n.prepare_wait(0);
+    let outcome = n.commit_wait_timeout(wait, Duration::from_millis(5));
+    assert_eq!(outcome, WaitOutcome::TimedOut);
+    // It left the waiter set: nobody to notify, nobody parked.
+    assert_eq!(n.num_waiters(), 0);
+    assert!(!n.notify_one(), "a notify found the timed-out waiter");
+    // And the slot is free again at once.
+    let again = n.prepare_wait(0);
+    n.cancel_wait(again);
+}
+
+#[test]
+fn a_deadline_in_the_past_times_out_without_sleeping() {
+    let n = Notifier::new(1);
+    let wait = n.prepare_wait(0);
+    let past = Instant::now() - Duration::from_millis(1);
+    assert_eq!(n.commit_wait_until(wait, past), WaitOutcome::TimedOut);
+    assert_eq!(n.stats().waits, 0, "slept although the deadline had passed");
+}
+
+#[test]
+fn a_notify_before_the_deadline_is_reported() {
+    with_watchdog("a_notify_before_the_deadline_is_reported", || {
+        let n = Arc::new(Notifier::new(1));
+        let flag = Arc::new(AtomicBool::new(false));
+        let waiter = {
+            let (n, flag) = (n.clone(), flag.clone());
+            thread::spawn(move || loop {
+                if flag.load(Ordering::Acquire) {
+                    return;
+                }
+                let wait = n.prepare_wait(0);
+                if flag.load(Ordering::Acquire) {
+                    n.cancel_wait(wait);
+                    return;
+                }
+                // Far deadline: only the notify can end this wait.
+                let outcome = n.commit_wait_timeout(wait, Duration::from_secs(20));
+                assert_eq!(outcome, WaitOutcome::Notified);
+            })
+        };
+        while n.num_waiters() == 0 && !waiter.is_finished() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        flag.store(true, Ordering::Release);
+        n.notify_one();
+        waiter.join().unwrap();
+    });
+}
+
+/// Conservation under contention: every notify_one that reports a release
+/// shows up as exactly one `Notified` among timed waiters that time out all
+/// the time. A timeout never swallows a delivered notification, and never
+/// invents one.
+#[test]
+fn timed_waiters_and_notifiers_conserve_notifications() {
+    with_watchdog("timed_waiters_and_notifiers_conserve_notifications", || {
+        const WAITERS: usize = 12;
+        const NOTIFIERS: usize = 4;
+        const NOTIFIES: u64 = 2_000;
+        let n = Arc::new(Notifier::new(WAITERS));
+        let stop = Arc::new(AtomicBool::new(false));
+        let notified = Arc::new(AtomicU64::new(0));
+        let timed_out = Arc::new(AtomicU64::new(0));
+        let waiters: Vec<_> = (0..WAITERS)
+            .map(|wid| {
+                let (n, stop, notified, timed_out) =
+                    (n.clone(), stop.clone(), notified.clone(), timed_out.clone());
+                thread::spawn(move || {
+                    let mut i = 0u64;
+                    while !stop.load(Ordering::Acquire) {
+                        let wait = n.prepare_wait(wid);
+                        // Short, varied timeouts so timeouts race notifies.
+                        let timeout = Duration::from_micros(20 + (i * 37 + wid as u64 * 11) % 400);
+                        match n.commit_wait_timeout(wait, timeout) {
+                            WaitOutcome::Notified => notified.fetch_add(1, Ordering::Relaxed),
+                            WaitOutcome::TimedOut => timed_out.fetch_add(1, Ordering::Relaxed),
+                        };
+                        i += 1;
+                    }
+                })
+            })
+            .collect();
+        let released = Arc::new(AtomicU64::new(0));
+        let notifiers: Vec<_> = (0..NOTIFIERS)
+            .map(|_| {
+                let (n, released) = (n.clone(), released.clone());
+                thread::spawn(move || {
+                    for i in 0..NOTIFIES {
+                        if n.notify_one() {
+                            released.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if i % 16 == 0 {
+                            thread::sleep(Duration::from_micros(50));
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in notifiers {
+            t.join().unwrap();
+        }
+        stop.store(true, Ordering::Release);
+        // Release any waiter still in a long-ish wait, counting those too.
+        loop {
+            let r = n.notify_all();
+            released.fetch_add(r as u64, Ordering::Relaxed);
+            if waiters.iter().all(|w| w.is_finished()) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        for w in waiters {
+            w.join().unwrap();
+        }
+        assert_eq!(
+            notified.load(Ordering::Relaxed),
+            released.load(Ordering::Relaxed),
+            "notifications delivered and received differ ({} timeouts)",
+            timed_out.load(Ordering::Relaxed)
+        );
+        assert!(
+            timed_out.load(Ordering::Relaxed) > 0,
+            "no timeout happened: the race went untested"
+        );
+    });
+}
+
+#[test]
+fn notify_waiter_wakes_exactly_that_waiter() {
+    with_watchdog("notify_waiter_wakes_exactly_that_waiter", || {
+        const WAITERS: usize = 6;
+        let n = Arc::new(Notifier::new(WAITERS));
+        let go: Arc<Vec<AtomicBool>> =
+            Arc::new((0..WAITERS).map(|_| AtomicBool::new(false)).collect());
+        let waiters: Vec<_> = (0..WAITERS)
+            .map(|wid| {
+                let (n, go) = (n.clone(), go.clone());
+                thread::spawn(move || loop {
+                    if go[wid].load(Ordering::Acquire) {
+                        return;
+                    }
+                    let wait = n.prepare_wait(wid);
+                    if go[wid].load(Ordering::Acquire) {
+                        n.cancel_wait(wait);
+                        return;
+                    }
+                    n.commit_wait(wait);
+                })
+            })
+            .collect();
+        // Wake them one by one, from the middle of the stack outwards.
+        for (woken, wid) in [3, 1, 5, 0, 4, 2].into_iter().enumerate() {
+            while n.num_waiters() < WAITERS - woken {
+                thread::sleep(Duration::from_millis(1));
+            }
+            go[wid].store(true, Ordering::Release);
+            assert!(n.notify_waiter(wid), "slot {wid} was not waiting");
+            waiters[wid].join_handle_wait();
+            // Everyone else is still asleep.
+            thread::sleep(Duration::from_millis(5));
+            assert_eq!(
+                n.num_waiters(),
+                WAITERS - woken - 1,
+                "a targeted wake woke someone else"
+            );
+        }
+        for w in waiters {
+            w.join().unwrap();
+        }
+        assert!(!n.notify_one(), "a waiter was left on the stack");
+    });
+}
+
+trait WaitFinished {
+    fn join_handle_wait(&self);
+}
+
+impl WaitFinished for thread::JoinHandle<()> {
+    /// Poll until the thread has finished (the watchdog bounds it).
+    fn join_handle_wait(&self) {
+        while !self.is_finished() {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "waiter id 9 is out of range for a Notifier with 2 slots")]
+fn notify_waiter_out_of_range_panics() {
+    Notifier::new(2).notify_waiter(9);
+}
+
+#[test]
+fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
+    with_watchdog(
+        "a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself",
+        || {
+            let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
+            let latch = CoreLatch::new();
+            let deadline = Instant::now() + Duration::from_millis(5);
+            let mut idle = sleep.start_looking(0);
+            let mut outcome = WaitOutcome::Notified;
+            while outcome == WaitOutcome::Notified {
+                outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+            }
+            assert_eq!(sleep.counters().sleeping(), 0);
+            sleep.work_found(idle);
+            assert_eq!(sleep.counters().inactive(), 0);
+        },
+    );
+}
+
+/// Timeouts racing posters on a JecSleep pool: the sleeping count stays
+/// exact (its debug assertions would fire) and ends at zero.
+#[test]
+fn jec_timed_sleepers_and_posters_keep_counts_exact() {
+    with_watchdog("jec_timed_sleepers_and_posters_keep_counts_exact", || {
+        const WORKERS: usize = 12;
+        let sleep = Arc::new(JecSleep::with_policy(
+            WORKERS,
+            IdlePolicy::new().yield_rounds(1),
+        ));
+        let jobs = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let start = Arc::new(Barrier::new(WORKERS + 1));
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|me| {
+                let (sleep, jobs, stop, start) =
+                    (sleep.clone(), jobs.clone(), stop.clone(), start.clone());
+                thread::spawn(move || {
+                    start.wait();
+                    let latch = CoreLatch::new();
+                    while !stop.load(Ordering::Acquire) {
+                        let mut idle = sleep.start_looking(me);
+                        loop {
+                            if jobs
+                                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |j| {
+                                    j.checked_sub(1)
+                                })
+                                .is_ok()
+                                || stop.load(Ordering::Acquire)
+                            {
+                                break;
+                            }
+                            let deadline = Instant::now() + Duration::from_micros(200);
+                            let _ = sleep.no_work_found_until(
+                                &mut idle,
+                                &latch,
+                                || jobs.load(Ordering::Acquire) > 0 || stop.load(Ordering::Acquire),
+                                deadline,
+                            );
+                        }
+                        sleep.work_found(idle);
+                    }
+                })
+            })
+            .collect();
+        start.wait();
+        for i in 0..3_000u64 {
+            let was_empty = jobs.fetch_add(1, Ordering::Release) == 0;
+            sleep.new_injected_jobs(1, was_empty);
+            if i % 8 == 0 {
+                thread::sleep(Duration::from_micros(100));
+            }
+        }
+        while jobs.load(Ordering::Acquire) > 0 {
+            thread::sleep(Duration::from_millis(1));
+        }
+        stop.store(true, Ordering::Release);
+        sleep.wake_all();
+        for w in workers {
+            w.join().unwrap();
+        }
+        let c = sleep.counters();
+        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    });
+}
