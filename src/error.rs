@@ -21,14 +21,21 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CapacityError {
     what: &'static str,
+    unit: &'static str,
     requested: usize,
     capacity: usize,
 }
 
 impl CapacityError {
-    pub(crate) fn new(what: &'static str, requested: usize, capacity: usize) -> Self {
+    pub(crate) fn new(
+        what: &'static str,
+        unit: &'static str,
+        requested: usize,
+        capacity: usize,
+    ) -> Self {
         CapacityError {
             what,
+            unit,
             requested,
             capacity,
         }
@@ -49,8 +56,8 @@ impl fmt::Display for CapacityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} supports at most {} waiters, but {} were requested",
-            self.what, self.capacity, self.requested
+            "{} supports at most {} {}, but {} were requested",
+            self.what, self.capacity, self.unit, self.requested
         )
     }
 }

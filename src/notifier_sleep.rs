@@ -128,6 +128,16 @@ impl NotifierSleep {
     }
 }
 
+/// Puts the latch back from SLEEPING to UNSET when the sleep attempt ends,
+/// however it ends.
+struct LatchAwake<'a>(&'a CoreLatch);
+
+impl Drop for LatchAwake<'_> {
+    fn drop(&mut self) {
+        self.0.wake_up();
+    }
+}
+
 impl SleepProtocol for NotifierSleep {
     type Idle<'a> = NotifierIdle<'a>;
 
@@ -174,18 +184,22 @@ impl SleepProtocol for NotifierSleep {
             idle.rounds = 0;
             return;
         }
+        // The caller's check may panic: the token's drop then cancels the
+        // wait, and this guard puts the latch back to UNSET.
+        let latch_guard = LatchAwake(latch);
         if has_work() {
             self.notifier.cancel_wait(wait);
         } else {
             self.notifier.commit_wait(wait);
         }
-        latch.wake_up();
+        drop(latch_guard);
         idle.rounds = 0;
     }
 
     #[inline]
     fn work_found(&self, idle: NotifierIdle<'_>) {
-        drop(idle);
+        // Nothing to undo: an idle Notifier worker holds no shared state.
+        let _ = idle;
     }
 
     #[inline]

@@ -6,6 +6,11 @@
 /// made. Every other path makes no syscall, so these are the protocol's
 /// whole kernel cost.
 ///
+/// A waker makes its `futex_wake` once the target has announced it is
+/// asleep; the target may still be on its way into `futex_wait` and then
+/// never reach it, so `wakes` can exceed `waits` by the number of such
+/// races.
+///
 /// The counts are kept next to each futex word, on the waiter's own cache
 /// line, and only on the paths that make a syscall anyway.
 ///
@@ -20,7 +25,7 @@
 pub struct SleepStats {
     /// `futex_wait` calls: sleeps.
     pub waits: u64,
-    /// `futex_wake` calls: wakes of a thread that was asleep.
+    /// `futex_wake` calls: wakes of a thread registered as asleep.
     pub wakes: u64,
 }
 

@@ -43,8 +43,11 @@ fn with_watchdog(name: &str, body: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Builds a protocol for a pool of n workers.
+type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;
+
 /// Both protocols, each with the default policy and a short one.
-fn protocols() -> Vec<(&'static str, Box<dyn Fn(usize) -> Protocol + Send + Sync>)> {
+fn protocols() -> Vec<(&'static str, MakeProtocol)> {
     vec![
         ("jec", Box::new(|n| Protocol::Jec(JecSleep::new(n)))),
         (

@@ -208,7 +208,7 @@ impl JecSleep {
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
         match JecSleep::try_with_policy(workers, policy) {
             Ok(sleep) => sleep,
-            Err(err) => panic!("JecSleep::new: {err}"),
+            Err(err) => panic!("JecSleep: {err}"),
         }
     }
 
@@ -232,7 +232,12 @@ impl JecSleep {
         jec: u32,
     ) -> Result<JecSleep, CapacityError> {
         if workers > MAX_WORKERS {
-            return Err(CapacityError::new("JecSleep", workers, MAX_WORKERS));
+            return Err(CapacityError::new(
+                "JecSleep",
+                "workers",
+                workers,
+                MAX_WORKERS,
+            ));
         }
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
@@ -494,9 +499,10 @@ impl JecSleep {
         if idle.rounds < sleepy_round {
             self.policy.pause(idle.rounds);
             idle.rounds += 1;
-        } else if idle.rounds == sleepy_round {
+        } else if idle.rounds == sleepy_round && idle.sleepy_jec.is_none() {
             idle.sleepy_jec = Some(self.announce_sleepy());
-            idle.rounds += 1;
+            // Saturating: a policy of u32::MAX rounds must not wrap here.
+            idle.rounds = idle.rounds.saturating_add(1);
             sync::yield_now();
         } else {
             return self.sleep(idle, latch, has_injected_jobs, deadline);
@@ -559,12 +565,18 @@ impl JecSleep {
         // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
         fence(Ordering::SeqCst);
         // 7. The final check for injected work (the JEC may have rolled over).
-        if has_injected_jobs() {
-            if worker.cancel_sleep() {
-                self.counters.sub_sleeping();
-            }
+        //    It is the caller's code and runs while we are counted asleep:
+        //    if it panics, the guard backs the registration out first.
+        let guard = Unregister {
+            sleep: self,
+            worker,
+            latch,
+        };
+        let work_is_waiting = has_injected_jobs();
+        std::mem::forget(guard);
+        if work_is_waiting {
+            self.unregister(worker, latch);
             idle.wake_fully();
-            latch.wake_up();
             return WaitOutcome::Notified;
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
@@ -578,6 +590,16 @@ impl JecSleep {
         idle.wake_fully();
         latch.wake_up();
         outcome
+    }
+
+    /// Back out a registered sleeper that is not going to sleep: leave
+    /// SLEEPING and uncount ourselves, unless a waker claimed us first (it
+    /// uncounted us); then the latch back to UNSET.
+    fn unregister(&self, worker: &WorkerSleep, latch: &CoreLatch) {
+        if worker.cancel_sleep() {
+            self.counters.sub_sleeping();
+        }
+        latch.wake_up();
     }
 
     /// `n` jobs were pushed to a worker's own queue. No fence: missing them
@@ -737,6 +759,21 @@ impl JecSleep {
     #[cfg(test)]
     pub(crate) fn add_jec_wrapping(&self, delta: u32) {
         self.counters.add_jec_wrapping(delta);
+    }
+}
+
+/// Runs `unregister` if the caller's final check unwinds, so a panicking
+/// `has_injected_jobs` leaves neither a phantom sleeper in the counters nor
+/// the latch stuck at SLEEPING.
+struct Unregister<'a> {
+    sleep: &'a JecSleep,
+    worker: &'a WorkerSleep,
+    latch: &'a CoreLatch,
+}
+
+impl Drop for Unregister<'_> {
+    fn drop(&mut self) {
+        self.sleep.unregister(self.worker, self.latch);
     }
 }
 

@@ -138,7 +138,12 @@ impl Notifier {
 
     fn with_slot_epoch(slots: usize, epoch: u64) -> Result<Notifier, CapacityError> {
         if slots > MAX_SLOTS {
-            return Err(CapacityError::new("Notifier", slots, MAX_SLOTS));
+            return Err(CapacityError::new(
+                "Notifier",
+                "waiter slots",
+                slots,
+                MAX_SLOTS,
+            ));
         }
         Ok(Notifier {
             state: CachePadded::new(AtomicU64::new(State::EMPTY.0)),

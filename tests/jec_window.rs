@@ -1,0 +1,701 @@
+#![cfg(not(loom))]
+//! Deterministic, single-threaded tests of the windows of `JecSleep`'s
+//! sleep protocol, through its public API only.
+//!
+//! Every test uses a policy that gets sleepy at the first empty round
+//! (`yield_rounds(0)`), so round 0 announces sleepiness and round 1 tries to
+//! sleep. Work is posted from inside the protocol's windows, either between
+//! two `no_work_found` calls or from the `has_injected_jobs` closure, which
+//! runs while the worker is registered as a sleeper. A test that could block
+//! forever on a regression runs under `with_watchdog`, which turns a hang
+//! into a failure naming the test; no test asserts on a duration.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use eventcount::{CoreLatch, IdlePolicy, IdleState, JecSleep, WaitOutcome};
+
+/// Generous: only a hang (a worker that blocked) gets anywhere near it.
+const LIMIT: Duration = Duration::from_secs(30);
+
+const UNSET: &str = "CoreLatch(\"unset\")";
+
+/// Sleepy at the first empty round, tries to sleep at the second.
+fn eager(workers: usize) -> JecSleep {
+    JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
+}
+
+/// Run `body` on its own thread; panic naming `name` if it has not finished
+/// within `LIMIT`. A panic inside `body` is propagated as is.
+fn with_watchdog<F>(name: &str, body: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let (done_tx, done_rx) = mpsc::channel();
+    let handle = thread::Builder::new()
+        .name(format!("{name}-body"))
+        .spawn(move || {
+            body();
+            let _ = done_tx.send(());
+        })
+        .expect("spawn test body");
+    match done_rx.recv_timeout(LIMIT) {
+        Ok(()) => handle.join().expect("test body panicked after finishing"),
+        // The sender was dropped without sending: the body panicked.
+        Err(RecvTimeoutError::Disconnected) => {
+            if let Err(payload) = handle.join() {
+                panic::resume_unwind(payload);
+            }
+            unreachable!("{name}: body ended without reporting");
+        }
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("{name}: watchdog fired: not finished after {LIMIT:?} (the worker blocked?)")
+        }
+    }
+}
+
+/// The `has_injected_jobs` closure of one or more `no_work_found` calls,
+/// counting its runs.
+///
+/// The worker is registered as a sleeper while the closure runs, and a panic
+/// unwinding from there leaves it registered: the `IdleState`'s drop then
+/// trips a debug assertion and the whole test binary aborts. So a failed
+/// assertion inside is caught, the closure returns true (the worker cancels
+/// its sleep cleanly), and [`FinalCheck::rethrow`] raises it once
+/// `no_work_found` has returned.
+struct FinalCheck {
+    calls: Cell<u32>,
+    failure: Cell<Option<Box<dyn Any + Send>>>,
+}
+
+impl FinalCheck {
+    fn new() -> Self {
+        FinalCheck {
+            calls: Cell::new(0),
+            failure: Cell::new(None),
+        }
+    }
+
+    /// A final check running `check`, which says whether injected work
+    /// exists.
+    fn run<'a>(&'a self, check: impl FnOnce() -> bool + 'a) -> impl FnOnce() -> bool + 'a {
+        move || {
+            self.calls.set(self.calls.get() + 1);
+            match panic::catch_unwind(AssertUnwindSafe(check)) {
+                Ok(found) => found,
+                Err(payload) => {
+                    self.failure.set(Some(payload));
+                    true
+                }
+            }
+        }
+    }
+
+    /// A final check that should not be reached. It reports injected work,
+    /// so that a regression returns instead of blocking, and is seen in
+    /// [`FinalCheck::calls`].
+    fn unreached(&self) -> impl FnOnce() -> bool + '_ {
+        self.run(|| true)
+    }
+
+    fn calls(&self) -> u32 {
+        self.calls.get()
+    }
+
+    /// Raise a panic caught inside the closure, if any.
+    fn rethrow(&self) {
+        if let Some(payload) = self.failure.take() {
+            panic::resume_unwind(payload);
+        }
+    }
+}
+
+/// One sleepy round: the JEC must end even and the final check not run.
+fn sleepy_round(sleep: &JecSleep, idle: &mut IdleState<'_>, latch: &CoreLatch, what: &str) {
+    let check = FinalCheck::new();
+    sleep.no_work_found(idle, latch, check.unreached());
+    assert_eq!(
+        check.calls(),
+        0,
+        "{what}: the sleepy round ran the final check"
+    );
+    let c = sleep.counters();
+    assert!(
+        !c.jec_is_active(),
+        "{what}: not sleepy after the sleepy round: {c:?}"
+    );
+}
+
+/// The latch's state as its `Debug` output names it.
+fn latch_state(latch: &CoreLatch) -> String {
+    format!("{latch:?}")
+}
+
+/// How work is posted from inside a window.
+#[derive(Clone, Copy, Debug)]
+enum Post {
+    Internal,
+    Injected,
+}
+
+impl Post {
+    fn post(self, sleep: &JecSleep, n: u32, queue_was_empty: bool) {
+        match self {
+            Post::Internal => sleep.new_internal_jobs(n, queue_was_empty),
+            Post::Injected => sleep.new_injected_jobs(n, queue_was_empty),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Window 1: a post between the sleepy announcement and the sleeping CAS.
+// ---------------------------------------------------------------------------
+
+fn posted_between_sleepy_and_sleeping_cas(post: Post) {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    let start = sleep.counters();
+    assert!(
+        start.jec_is_active(),
+        "{post:?}: a new JecSleep starts active: {start:?}"
+    );
+
+    // Round 0: the sleepy round.
+    sleepy_round(&sleep, &mut idle, &latch, &format!("{post:?}"));
+    let sleepy = sleep.counters();
+    assert_eq!(sleepy.jec(), start.jec().wrapping_add(1), "{post:?}");
+    assert_eq!((sleepy.sleeping(), sleepy.inactive()), (0, 1), "{post:?}");
+    assert_eq!(idle.rounds(), 1, "{post:?}");
+
+    // The post: the JEC becomes odd again. Nobody sleeps, so nobody is woken.
+    post.post(&sleep, 1, true);
+    let posted = sleep.counters();
+    assert!(
+        posted.jec_is_active(),
+        "{post:?}: a post must make the JEC odd: {posted:?}"
+    );
+    assert_eq!(posted.jec(), sleepy.jec().wrapping_add(1), "{post:?}");
+    assert_eq!((posted.sleeping(), posted.inactive()), (0, 1), "{post:?}");
+
+    // Round 1 tries to sleep. The JEC moved, so the sleeping CAS must not
+    // happen: the call returns before the final check. (Had the worker
+    // registered, the final check would report work and the call would
+    // still return, with the regression seen in `calls`.)
+    let check = FinalCheck::new();
+    sleep.no_work_found(&mut idle, &latch, check.unreached());
+    assert_eq!(
+        check.calls(),
+        0,
+        "{post:?}: the worker registered as a sleeper although the JEC changed"
+    );
+    let after = sleep.counters();
+    assert_eq!(after.sleeping(), 0, "{post:?}: {after:?}");
+    assert_eq!(after.inactive(), 1, "{post:?}: {after:?}");
+    assert_eq!(
+        after.jec(),
+        posted.jec(),
+        "{post:?}: a failed sleep attempt moved the JEC"
+    );
+    assert_eq!(sleep.sleeping_workers(), 0, "{post:?}");
+    assert_eq!(
+        latch_state(&latch),
+        UNSET,
+        "{post:?}: the latch must be back to unset"
+    );
+    assert!(!latch.probe(), "{post:?}");
+    // Partly woken: the next round is the sleepy round again, no new run of
+    // idle rounds.
+    assert_eq!(
+        idle.rounds(),
+        sleep.policy().rounds_until_sleepy(),
+        "{post:?}"
+    );
+
+    // And it does get sleepy again at once.
+    sleepy_round(&sleep, &mut idle, &latch, &format!("{post:?} again"));
+    assert_eq!(
+        sleep.counters().jec(),
+        posted.jec().wrapping_add(1),
+        "{post:?}"
+    );
+
+    sleep.work_found(idle);
+    let end = sleep.counters();
+    assert_eq!(
+        (end.sleeping(), end.inactive()),
+        (0, 0),
+        "{post:?}: {end:?}"
+    );
+}
+
+#[test]
+fn internal_job_between_sleepy_and_sleeping_cas_stops_the_sleep() {
+    posted_between_sleepy_and_sleeping_cas(Post::Internal);
+}
+
+#[test]
+fn injected_job_between_sleepy_and_sleeping_cas_stops_the_sleep() {
+    posted_between_sleepy_and_sleeping_cas(Post::Injected);
+}
+
+#[test]
+fn a_post_while_the_jec_is_already_active_does_not_move_it() {
+    let sleep = eager(1);
+    let before = sleep.counters();
+    assert!(before.jec_is_active());
+    sleep.new_internal_jobs(1, true);
+    sleep.new_injected_jobs(3, false);
+    assert_eq!(sleep.counters(), before);
+}
+
+#[test]
+fn a_second_sleepy_worker_does_not_move_the_jec() {
+    let sleep = eager(2);
+    let (latch0, latch1) = (CoreLatch::new(), CoreLatch::new());
+    let mut idle0 = sleep.start_looking(0);
+    let mut idle1 = sleep.start_looking(1);
+    sleepy_round(&sleep, &mut idle0, &latch0, "worker 0");
+    let sleepy = sleep.counters();
+    sleepy_round(&sleep, &mut idle1, &latch1, "worker 1");
+    assert_eq!(
+        sleep.counters(),
+        sleepy,
+        "an already sleepy JEC must stay put"
+    );
+    assert_eq!(sleepy.inactive(), 2);
+    sleep.work_found(idle0);
+    sleep.work_found(idle1);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Window 2 (Blitz's): a post after the worker is registered as a sleeper
+// and before it blocks. The `has_injected_jobs` closure runs exactly there.
+// ---------------------------------------------------------------------------
+
+/// Worker 0 of `sleep` gets sleepy, then tries to sleep; while it is
+/// registered, `in_window` runs inside the final check (with the sleep and
+/// the latch) and the check reports no injected work. The call must return
+/// without blocking, which means `in_window` woke the worker.
+fn post_while_registered(
+    name: &'static str,
+    workers: usize,
+    in_window: impl FnOnce(&JecSleep, &CoreLatch) + Send + 'static,
+) {
+    with_watchdog(name, move || {
+        let sleep = eager(workers);
+        let latch = CoreLatch::new();
+        let mut idle = sleep.start_looking(0);
+        sleepy_round(&sleep, &mut idle, &latch, name);
+
+        let check = FinalCheck::new();
+        sleep.no_work_found(
+            &mut idle,
+            &latch,
+            check.run(|| {
+                let registered = sleep.counters();
+                assert_eq!(
+                    registered.sleeping(),
+                    1,
+                    "{name}: not registered: {registered:?}"
+                );
+                assert_eq!(sleep.sleeping_workers(), 1, "{name}");
+                in_window(&sleep, &latch);
+                let woken = sleep.counters();
+                assert_eq!(
+                    woken.sleeping(),
+                    0,
+                    "{name}: the worker was not claimed: {woken:?}"
+                );
+                assert_eq!(sleep.sleeping_workers(), 0, "{name}");
+                false
+            }),
+        );
+        check.rethrow();
+        assert_eq!(check.calls(), 1, "{name}: the final check must run once");
+
+        let after = sleep.counters();
+        assert_eq!(after.sleeping(), 0, "{name}: {after:?}");
+        assert_eq!(after.inactive(), 1, "{name}: {after:?}");
+        assert_eq!(sleep.sleeping_workers(), 0, "{name}");
+        // Fully woken: a new run of idle rounds.
+        assert_eq!(idle.rounds(), 0, "{name}");
+        sleep.work_found(idle);
+        let end = sleep.counters();
+        assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{name}: {end:?}");
+        // The latch is back to unset unless the window set it.
+        assert!(
+            latch.probe() || latch_state(&latch) == UNSET,
+            "{name}: latch left as {latch:?}"
+        );
+    });
+}
+
+#[test]
+fn internal_job_while_registered_wakes_the_sleeper() {
+    post_while_registered("internal_empty", 1, |sleep, _| {
+        let before = sleep.counters();
+        sleep.new_internal_jobs(1, true);
+        assert!(sleep.counters().jec_is_active());
+        assert_eq!(sleep.counters().jec(), before.jec().wrapping_add(1));
+    });
+}
+
+#[test]
+fn injected_job_while_registered_wakes_the_sleeper() {
+    post_while_registered("injected_empty", 1, |sleep, _| {
+        let before = sleep.counters();
+        sleep.new_injected_jobs(1, true);
+        assert!(sleep.counters().jec_is_active());
+        assert_eq!(sleep.counters().jec(), before.jec().wrapping_add(1));
+    });
+}
+
+#[test]
+fn post_to_non_empty_queue_while_registered_wakes_the_sleeper() {
+    post_while_registered("internal_non_empty", 1, |sleep, _| {
+        sleep.new_internal_jobs(1, false);
+    });
+    post_while_registered("injected_non_empty", 1, |sleep, _| {
+        sleep.new_injected_jobs(1, false);
+    });
+}
+
+#[test]
+fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
+    // Worker 1 is idle but awake: it will find one job posted to an empty
+    // queue, so the poster wakes nobody. A second post to a non-empty queue
+    // must then wake the sleeper.
+    post_while_registered("awake_idle_covers_one_job", 2, |sleep, _| {
+        let idle1 = sleep.start_looking(1);
+        assert_eq!(sleep.counters().awake_but_idle(), 1);
+        sleep.new_internal_jobs(1, true);
+        assert_eq!(
+            sleep.counters().sleeping(),
+            1,
+            "one job, one awake idle worker: nobody needs waking"
+        );
+        assert_eq!(sleep.sleeping_workers(), 1);
+        sleep.new_internal_jobs(1, false);
+        sleep.work_found(idle1);
+    });
+}
+
+#[test]
+fn two_jobs_with_one_awake_idle_worker_wake_the_sleeper() {
+    post_while_registered("awake_idle_covers_one_of_two", 2, |sleep, _| {
+        let idle1 = sleep.start_looking(1);
+        sleep.new_injected_jobs(2, true);
+        assert_eq!(sleep.counters().sleeping(), 0);
+        sleep.work_found(idle1);
+    });
+}
+
+#[test]
+fn work_found_by_another_worker_wakes_the_sleeper() {
+    post_while_registered("work_found_wakes", 2, |sleep, _| {
+        let idle1 = sleep.start_looking(1);
+        sleep.work_found(idle1);
+    });
+}
+
+#[test]
+fn latch_set_while_registered_wakes_the_owner() {
+    post_while_registered("set_latch", 1, |sleep, latch| {
+        sleep.set_latch(latch, 0);
+        assert!(latch.probe());
+    });
+}
+
+#[test]
+fn latch_set_and_notify_while_registered_wakes_the_owner() {
+    post_while_registered("set_then_notify", 1, |sleep, latch| {
+        assert!(
+            latch.set(),
+            "the owner sleeps on the latch: set must say so"
+        );
+        assert_eq!(sleep.counters().sleeping(), 1, "set alone must not wake");
+        sleep.notify_worker_latch_is_set(0);
+    });
+}
+
+#[test]
+fn wake_all_while_registered_wakes_the_sleeper() {
+    post_while_registered("wake_all", 3, |sleep, _| {
+        sleep.wake_all();
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Latches and the final check.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn latch_set_while_sleepy_stops_the_sleep() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "latch");
+
+    assert!(
+        !latch.set(),
+        "the owner is sleepy, not sleeping: set must not ask for a wake"
+    );
+    assert!(latch.probe());
+
+    let check = FinalCheck::new();
+    sleep.no_work_found(&mut idle, &latch, check.unreached());
+    assert_eq!(
+        check.calls(),
+        0,
+        "a set latch must stop the sleep before registration"
+    );
+    assert!(latch.probe(), "the latch must stay set");
+    let after = sleep.counters();
+    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+    assert_eq!(sleep.sleeping_workers(), 0);
+
+    // Every further round returns at once too.
+    for _ in 0..3 {
+        sleep.no_work_found(&mut idle, &latch, check.unreached());
+    }
+    assert_eq!(check.calls(), 0);
+    assert!(latch.probe());
+    assert_eq!(sleep.counters().sleeping(), 0);
+    sleep.work_found(idle);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+#[test]
+fn set_latch_while_sleepy_sets_it_and_wakes_nobody() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "set_latch");
+    sleep.set_latch(&latch, 0);
+    assert!(latch.probe());
+    let check = FinalCheck::new();
+    sleep.no_work_found(&mut idle, &latch, check.unreached());
+    assert_eq!(check.calls(), 0);
+    let after = sleep.counters();
+    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+    drop(idle);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+#[test]
+fn final_check_finding_injected_work_stops_the_sleep() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "first");
+    let sleepy = sleep.counters();
+
+    let check = FinalCheck::new();
+    sleep.no_work_found(
+        &mut idle,
+        &latch,
+        check.run(|| {
+            assert_eq!(
+                sleep.counters().sleeping(),
+                1,
+                "the final check runs registered"
+            );
+            assert_eq!(sleep.sleeping_workers(), 1);
+            true
+        }),
+    );
+    check.rethrow();
+    assert_eq!(check.calls(), 1, "the final check must run exactly once");
+    let after = sleep.counters();
+    assert_eq!(after.sleeping(), 0, "{after:?}");
+    assert_eq!(after.inactive(), 1, "{after:?}");
+    assert_eq!(
+        after.jec(),
+        sleepy.jec(),
+        "the final check must not move the JEC"
+    );
+    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(latch_state(&latch), UNSET);
+    assert_eq!(idle.rounds(), 0, "fully woken: a new run of idle rounds");
+
+    // The worker can go round again: sleepy (the JEC is already even, so it
+    // stays), then another final check.
+    sleepy_round(&sleep, &mut idle, &latch, "second");
+    assert_eq!(sleep.counters(), after);
+    sleep.no_work_found(&mut idle, &latch, check.run(|| true));
+    assert_eq!(check.calls(), 2);
+    assert_eq!(sleep.counters().sleeping(), 0);
+
+    sleep.work_found(idle);
+    let end = sleep.counters();
+    assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{end:?}");
+}
+
+// ---------------------------------------------------------------------------
+// The counters return to zero.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn counters_return_to_zero_after_work_found() {
+    let sleep = eager(3);
+    let idles: Vec<_> = (0..3).map(|w| sleep.start_looking(w)).collect();
+    let c = sleep.counters();
+    assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 3, 3));
+    for idle in idles {
+        sleep.work_found(idle);
+    }
+    let c = sleep.counters();
+    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+}
+
+#[test]
+fn counters_return_to_zero_after_dropping_the_idle_state() {
+    let sleep = eager(2);
+    let latch = CoreLatch::new();
+    {
+        let mut idle = sleep.start_looking(1);
+        sleepy_round(&sleep, &mut idle, &latch, "drop");
+        let check = FinalCheck::new();
+        sleep.no_work_found(&mut idle, &latch, check.run(|| true));
+        assert_eq!(check.calls(), 1);
+        assert_eq!(sleep.counters().inactive(), 1);
+    }
+    let c = sleep.counters();
+    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    // The worker can start looking again once its IdleState is gone.
+    let idle = sleep.start_looking(1);
+    assert_eq!(sleep.counters().inactive(), 1);
+    drop(idle);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+#[test]
+fn default_policy_gets_sleepy_after_its_yield_rounds() {
+    let sleep = JecSleep::new(1);
+    let latch = CoreLatch::new();
+    let rounds = sleep.policy().rounds_until_sleepy();
+    assert_eq!(rounds, 32);
+    let mut idle = sleep.start_looking(0);
+    let check = FinalCheck::new();
+    for round in 0..rounds {
+        assert_eq!(idle.rounds(), round);
+        sleep.no_work_found(&mut idle, &latch, check.unreached());
+        assert!(
+            sleep.counters().jec_is_active(),
+            "sleepy too early, round {round}"
+        );
+    }
+    assert_eq!(check.calls(), 0);
+    sleepy_round(&sleep, &mut idle, &latch, "after the yield rounds");
+    sleep.no_work_found(&mut idle, &latch, check.run(|| true));
+    assert_eq!(check.calls(), 1);
+    assert_eq!(sleep.counters().sleeping(), 0);
+    sleep.work_found(idle);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Timed sleeps: the same windows through `no_work_found_until`.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn timed_sleep_past_its_deadline_times_out_uncounted() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    let past = Instant::now();
+    let check = FinalCheck::new();
+    // The sleepy round does not sleep, so it cannot time out.
+    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), past);
+    assert_eq!(outcome, WaitOutcome::Notified);
+    assert_eq!(check.calls(), 0);
+    assert!(!sleep.counters().jec_is_active());
+
+    let check = FinalCheck::new();
+    let outcome = sleep.no_work_found_until(
+        &mut idle,
+        &latch,
+        check.run(|| {
+            assert_eq!(sleep.counters().sleeping(), 1, "not registered");
+            false
+        }),
+        past,
+    );
+    check.rethrow();
+    assert_eq!(check.calls(), 1);
+    assert_eq!(outcome, WaitOutcome::TimedOut);
+    let after = sleep.counters();
+    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(latch_state(&latch), UNSET);
+    assert_eq!(idle.rounds(), 0, "back to searching from scratch");
+    sleep.work_found(idle);
+    assert_eq!(sleep.counters().inactive(), 0);
+}
+
+#[test]
+fn timed_sleep_after_a_post_returns_notified_without_registering() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "timed");
+    sleep.new_injected_jobs(1, true);
+    let check = FinalCheck::new();
+    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), Instant::now());
+    assert_eq!(outcome, WaitOutcome::Notified);
+    assert_eq!(check.calls(), 0, "registered although the JEC changed");
+    assert_eq!(sleep.counters().sleeping(), 0);
+    sleep.work_found(idle);
+}
+
+#[test]
+fn timed_sleep_woken_in_the_registration_window_is_notified() {
+    with_watchdog("timed_registered_post", || {
+        let sleep = eager(1);
+        let latch = CoreLatch::new();
+        let mut idle = sleep.start_looking(0);
+        sleepy_round(&sleep, &mut idle, &latch, "timed_registered_post");
+        // Far enough that only a hang reaches it; the watchdog fires first.
+        let far = Instant::now() + 2 * LIMIT;
+        let check = FinalCheck::new();
+        let outcome = sleep.no_work_found_until(
+            &mut idle,
+            &latch,
+            check.run(|| {
+                assert_eq!(sleep.counters().sleeping(), 1, "not registered");
+                sleep.new_internal_jobs(1, true);
+                assert_eq!(sleep.counters().sleeping(), 0, "not claimed");
+                false
+            }),
+            far,
+        );
+        check.rethrow();
+        assert_eq!(check.calls(), 1);
+        assert_eq!(outcome, WaitOutcome::Notified);
+        let after = sleep.counters();
+        assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+        sleep.work_found(idle);
+        assert_eq!(sleep.counters().inactive(), 0);
+    });
+}
+
+#[test]
+fn timed_sleep_with_a_set_latch_returns_notified() {
+    let sleep = eager(1);
+    let latch = CoreLatch::new();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "timed latch");
+    sleep.set_latch(&latch, 0);
+    let check = FinalCheck::new();
+    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), Instant::now());
+    assert_eq!(outcome, WaitOutcome::Notified);
+    assert_eq!(check.calls(), 0);
+    assert!(latch.probe());
+    sleep.work_found(idle);
+}
