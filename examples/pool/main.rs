@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use eventcount::{JecSleep, NotifierSleep, SleepProtocol, SleepStats};
+use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
 use pool::Pool;
 use procstat::ProcUsage;
 
@@ -27,6 +27,8 @@ OPTIONS:
     --protocol <P>   jec | notifier | rayon | all          [default: all]
     --workload <W>   fib | tree | bursts | all             [default: all]
     --threads <N>    worker threads, 1..=512               [default: cores]
+    --idle <S>,<Y>   idle policy of our pools: S spin rounds, then Y yield
+                     rounds, then sleep                    [default: 0,32]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
@@ -57,6 +59,7 @@ struct Options {
     workloads: Vec<Workload>,
     threads: usize,
     quick: bool,
+    policy: IdlePolicy,
 }
 
 fn parse_args() -> Result<Option<Options>, String> {
@@ -66,6 +69,7 @@ fn parse_args() -> Result<Option<Options>, String> {
         workloads: vec![Workload::Fib, Workload::Tree, Workload::Bursts],
         threads: cores,
         quick: false,
+        policy: IdlePolicy::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -101,6 +105,19 @@ fn parse_args() -> Result<Option<Options>, String> {
                         ))
                     }
                 }
+            }
+            "--idle" => {
+                let text = value("--idle")?;
+                let parsed = text
+                    .split_once(',')
+                    .and_then(|(s, y)| Some((s.parse::<u32>().ok()?, y.parse::<u32>().ok()?)));
+                let Some((spin, yields)) = parsed else {
+                    return Err(format!(
+                        "--idle takes two whole numbers, spin rounds and yield rounds, \
+                         like 0,32; not '{text}'"
+                    ));
+                };
+                options.policy = IdlePolicy::new().spin_rounds(spin).yield_rounds(yields);
             }
             "--threads" => {
                 let text = value("--threads")?;
@@ -396,9 +413,10 @@ fn main() -> ExitCode {
     let sizes = Sizes::new(options.quick);
     let threads = options.threads;
     println!(
-        "example pool, {threads} threads on {} cores; fib({}) cutoff {}, tree of {} nodes, \
-         {} bursts of {} jobs with {:?} gaps; median of {} run(s)\n",
+        "example pool, {threads} threads on {} cores, idle policy {:?}; fib({}) cutoff {}, \
+         tree of {} nodes, {} bursts of {} jobs with {:?} gaps; median of {} run(s)\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
+        options.policy,
         sizes.fib_n,
         sizes.fib_cutoff,
         sizes.tree_nodes,
@@ -416,10 +434,18 @@ fn main() -> ExitCode {
         let mut expected = None;
         for &protocol in &options.protocols {
             let row = match protocol {
-                Protocol::Jec => run_ours(workload, &sizes, threads, JecSleep::new(threads)),
-                Protocol::Notifier => {
-                    run_ours(workload, &sizes, threads, NotifierSleep::new(threads))
-                }
+                Protocol::Jec => run_ours(
+                    workload,
+                    &sizes,
+                    threads,
+                    JecSleep::with_policy(threads, options.policy),
+                ),
+                Protocol::Notifier => run_ours(
+                    workload,
+                    &sizes,
+                    threads,
+                    NotifierSleep::with_policy(threads, options.policy),
+                ),
                 Protocol::Rayon => run_rayon(workload, &sizes, threads),
             };
             let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
