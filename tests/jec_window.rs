@@ -1,4 +1,5 @@
 #![cfg(not(loom))]
+
 //! Deterministic, single-threaded tests of the windows of `JecSleep`'s
 //! sleep protocol, through its public API only.
 //!
@@ -10,52 +11,21 @@
 //! forever on a regression runs under `with_watchdog`, which turns a hang
 //! into a failure naming the test; no test asserts on a duration.
 
+mod common;
+use common::{with_watchdog, WATCHDOG};
 use std::any::Any;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use eventcount::{CoreLatch, IdlePolicy, IdleState, JecSleep, WaitOutcome};
 
-/// Generous: only a hang (a worker that blocked) gets anywhere near it.
-const LIMIT: Duration = Duration::from_secs(30);
 
 const UNSET: &str = "CoreLatch(\"unset\")";
 
 /// Sleepy at the first empty round, tries to sleep at the second.
 fn eager(workers: usize) -> JecSleep {
     JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
-}
-
-/// Run `body` on its own thread; panic naming `name` if it has not finished
-/// within `LIMIT`. A panic inside `body` is propagated as is.
-fn with_watchdog<F>(name: &str, body: F)
-where
-    F: FnOnce() + Send + 'static,
-{
-    let (done_tx, done_rx) = mpsc::channel();
-    let handle = thread::Builder::new()
-        .name(format!("{name}-body"))
-        .spawn(move || {
-            body();
-            let _ = done_tx.send(());
-        })
-        .expect("spawn test body");
-    match done_rx.recv_timeout(LIMIT) {
-        Ok(()) => handle.join().expect("test body panicked after finishing"),
-        // The sender was dropped without sending: the body panicked.
-        Err(RecvTimeoutError::Disconnected) => {
-            if let Err(payload) = handle.join() {
-                panic::resume_unwind(payload);
-            }
-            unreachable!("{name}: body ended without reporting");
-        }
-        Err(RecvTimeoutError::Timeout) => {
-            panic!("{name}: watchdog fired: not finished after {LIMIT:?} (the worker blocked?)")
-        }
-    }
 }
 
 /// The `has_injected_jobs` closure of one or more `no_work_found` calls,
@@ -662,7 +632,7 @@ fn timed_sleep_woken_in_the_registration_window_is_notified() {
         let mut idle = sleep.start_looking(0);
         sleepy_round(&sleep, &mut idle, &latch, "timed_registered_post");
         // Far enough that only a hang reaches it; the watchdog fires first.
-        let far = Instant::now() + 2 * LIMIT;
+        let far = Instant::now() + 2 * WATCHDOG;
         let check = FinalCheck::new();
         let outcome = sleep.no_work_found_until(
             &mut idle,

@@ -10,38 +10,18 @@
 #[path = "../examples/pool/pool.rs"]
 mod pool;
 
+mod common;
+use common::{with_watchdog, WATCHDOG};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
 use pool::Pool;
 
-const WATCHDOG: Duration = Duration::from_secs(30);
 /// More workers than the machine's 2 cores.
 const THREADS: usize = 8;
-
-/// Run `body` on a thread; fail (naming the test) if it hangs.
-fn with_watchdog(name: &str, body: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let handle = thread::spawn(move || {
-        body();
-        let _ = tx.send(());
-    });
-    match rx.recv_timeout(WATCHDOG) {
-        Ok(()) => handle.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            // The body panicked: surface its panic.
-            if let Err(payload) = handle.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{name}: no progress within {WATCHDOG:?} (hang)")
-        }
-    }
-}
 
 /// Builds a protocol for a pool of n workers.
 type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;

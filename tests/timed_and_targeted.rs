@@ -4,31 +4,14 @@
 
 #![cfg(not(loom))]
 
+mod common;
+use common::with_watchdog;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount::{CoreLatch, IdlePolicy, JecSleep, Notifier, WaitOutcome};
-
-const WATCHDOG: Duration = Duration::from_secs(30);
-
-fn with_watchdog(name: &'static str, body: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let handle = thread::spawn(move || {
-        body();
-        let _ = tx.send(());
-    });
-    match rx.recv_timeout(WATCHDOG) {
-        Ok(()) => handle.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            if let Err(payload) = handle.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{name}: hung for {WATCHDOG:?}"),
-    }
-}
 
 #[test]
 fn a_timed_wait_with_nobody_notifying_times_out_and_leaves() {
