@@ -7,7 +7,7 @@
 //! A lost wakeup shows up as loom's "deadlock" panic: every thread blocked
 //! on a futex (a loom Condvar) with nobody left to wake it. How each model
 //! was checked to fail with the protocol broken is in docs/notifier.md
-//! ("Checking the checker") and scripts/planted-bugs.sh.
+//! ("Checking the checker") and scripts/planted_bugs.py.
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -207,7 +207,7 @@ fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
 /// them, then prepares C and A again: the stack is A → C, with the same
 /// waiting count as N1 saw. Only A's epoch tells N1's snapshot from the new
 /// state: if N1's CAS succeeded it would install the stale link to B (a slot
-/// no longer stacked) and lose C. Epochs start one push below the wrap.
+/// no longer stacked) and lose C. Epochs start two pushes below the wrap.
 #[test]
 fn aba_stale_pop_after_repush() {
     check(2, || {

@@ -47,7 +47,12 @@ pub use token::PreparedWait;
 ///
 /// Costs:
 /// - a notify with nobody waiting is one `SeqCst` fence and one load: no
-///   read-modify-write, no syscall, no write to a shared cache line;
+///   read-modify-write, no syscall, no write to a shared cache line. (One
+///   exception: a waiter that cancels while another waiter sits above it in
+///   the stack leaves its slot there, marked cancelled, until its own next
+///   prepare revives it or a notify clears it; that notify pays one pop per
+///   such slot and then the fast path is back. docs/notifier.md, "the cost
+///   of this design".)
 /// - a notify that reaches a prepared-but-not-committed waiter costs two
 ///   compare-and-swaps (pop, deliver) and no syscall;
 /// - a notify that reaches a committed waiter makes one `futex_wake`, and
@@ -153,7 +158,7 @@ impl Notifier {
         })
     }
 
-    /// A notifier whose slots start their push epochs one push below the
+    /// A notifier whose slots start their push epochs two pushes below the
     /// wrap of the 48-bit epoch field, so that tests cross the wrap at once.
     #[cfg(test)]
     pub(crate) fn with_epoch_near_wrap(slots: usize) -> Notifier {
@@ -566,7 +571,8 @@ impl Notifier {
     /// The most recently prepared waiter goes first: it is often still awake
     /// (then this costs no syscall) and its cache is warm.
     ///
-    /// With nobody waiting this is one `SeqCst` fence and one load.
+    /// With nobody waiting this is one `SeqCst` fence and one load (see the
+    /// type's docs for the one exception, cancelled slots left in the stack).
     ///
     /// # Examples
     ///

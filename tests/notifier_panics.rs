@@ -1,0 +1,277 @@
+#![cfg(not(loom))]
+//! The documented `# Panics` cases of `Notifier`, and the edge cases next to
+//! them that must *not* panic.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use eventcount::Notifier;
+
+// ---------------------------------------------------------------------------
+// # Panics
+// ---------------------------------------------------------------------------
+
+#[test]
+#[should_panic(expected = "supports at most 65535")]
+fn new_above_capacity_panics() {
+    let _ = Notifier::new(Notifier::capacity() + 1);
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn prepare_wait_out_of_range_panics() {
+    let n = Notifier::new(2);
+    let _wait = n.prepare_wait(2);
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn prepare_wait_on_empty_notifier_panics() {
+    let n = Notifier::new(0);
+    let _wait = n.prepare_wait(0);
+}
+
+#[test]
+#[should_panic(expected = "already has a wait in progress")]
+fn prepare_wait_twice_on_one_slot_panics() {
+    let n = Notifier::new(2);
+    let _first = n.prepare_wait(1);
+    let _second = n.prepare_wait(1);
+}
+
+#[test]
+#[should_panic(expected = "different Notifier")]
+fn commit_wait_with_foreign_token_panics() {
+    let a = Notifier::new(1);
+    let b = Notifier::new(1);
+    let wait = a.prepare_wait(0);
+    b.commit_wait(wait);
+}
+
+#[test]
+#[should_panic(expected = "different Notifier")]
+fn cancel_wait_with_foreign_token_panics() {
+    let a = Notifier::new(1);
+    let b = Notifier::new(1);
+    let wait = a.prepare_wait(0);
+    b.cancel_wait(wait);
+}
+
+// ---------------------------------------------------------------------------
+// Misuse leaves both notifiers consistent
+// ---------------------------------------------------------------------------
+
+/// The foreign-token panic cancels the token on its own notifier, and leaves
+/// the other one untouched.
+#[test]
+fn foreign_token_panic_leaves_both_notifiers_idle() {
+    let a = Notifier::new(1);
+    let b = Notifier::new(1);
+    for commit in [true, false] {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let wait = a.prepare_wait(0);
+            if commit {
+                b.commit_wait(wait);
+            } else {
+                b.cancel_wait(wait);
+            }
+        }));
+        assert!(
+            result.is_err(),
+            "foreign token must panic (commit: {commit})"
+        );
+        for n in [&a, &b] {
+            let dbg = format!("{n:?}");
+            assert!(dbg.contains("top: empty"), "{dbg}");
+            assert!(!n.notify_one(), "{dbg}");
+        }
+        // Slot 0 of `a` is free again.
+        a.cancel_wait(a.prepare_wait(0));
+    }
+}
+
+/// A second prepare on a busy slot panics before touching the state: the
+/// first token is still valid and can be committed normally.
+#[test]
+fn prepare_twice_panic_keeps_first_token_valid() {
+    let n = Notifier::new(1);
+    let first = n.prepare_wait(0);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let _second = n.prepare_wait(0);
+    }));
+    assert!(result.is_err());
+    let dbg = format!("{n:?}");
+    assert!(
+        dbg.contains("top: 0"),
+        "the first wait is still stacked: {dbg}"
+    );
+    assert!(n.notify_one(), "the first token's waiter is still there");
+    n.commit_wait(first); // holds the signal: returns at once
+    assert!(!n.notify_one());
+}
+
+// ---------------------------------------------------------------------------
+// Constructors
+// ---------------------------------------------------------------------------
+
+#[test]
+fn try_new_above_capacity_is_an_error_naming_both_numbers() {
+    let requested = Notifier::capacity() + 1;
+    let err = Notifier::try_new(requested).unwrap_err();
+    assert_eq!(err.requested(), requested);
+    assert_eq!(err.capacity(), Notifier::capacity());
+    let msg = err.to_string();
+    assert!(msg.contains(&requested.to_string()), "{msg}");
+    assert!(msg.contains(&Notifier::capacity().to_string()), "{msg}");
+
+    let far = Notifier::try_new(usize::MAX).unwrap_err();
+    assert!(far.to_string().contains(&usize::MAX.to_string()));
+}
+
+#[test]
+fn try_new_at_capacity_is_ok() {
+    let n = Notifier::try_new(Notifier::capacity()).expect("capacity() slots must fit");
+    assert_eq!(n.size(), Notifier::capacity());
+    // The highest slot works.
+    let last = Notifier::capacity() - 1;
+    let wait = n.prepare_wait(last);
+    assert_eq!(wait.wid(), last);
+    assert!(n.notify_one());
+    n.commit_wait(wait);
+    assert!(!n.notify_one());
+}
+
+#[test]
+fn new_with_zero_slots_works() {
+    let n = Notifier::new(0);
+    assert_eq!(n.size(), 0);
+    assert_eq!(n.num_waiters(), 0);
+    assert!(!n.notify_one());
+    assert_eq!(n.notify_n(0), 0);
+    assert_eq!(n.notify_n(5), 0);
+    assert_eq!(n.notify_all(), 0);
+}
+
+#[test]
+fn notify_n_zero_does_nothing() {
+    let n = Notifier::new(1);
+    let wait = n.prepare_wait(0);
+    assert_eq!(n.notify_n(0), 0);
+    assert!(
+        n.notify_one(),
+        "notify_n(0) must not have used up the waiter"
+    );
+    n.commit_wait(wait);
+}
+
+// ---------------------------------------------------------------------------
+// Slot reuse
+// ---------------------------------------------------------------------------
+
+#[test]
+fn slot_can_be_prepared_again_after_cancel() {
+    let n = Notifier::new(1);
+    for _ in 0..3 {
+        let wait = n.prepare_wait(0);
+        n.cancel_wait(wait);
+    }
+    assert!(!n.notify_one());
+}
+
+#[test]
+fn slot_can_be_prepared_again_after_drop() {
+    let n = Notifier::new(1);
+    for _ in 0..3 {
+        drop(n.prepare_wait(0));
+    }
+    let wait = n.prepare_wait(0);
+    n.cancel_wait(wait);
+    assert!(!n.notify_one());
+}
+
+#[test]
+fn slot_can_be_prepared_again_after_signalled_commit() {
+    let n = Notifier::new(1);
+    for _ in 0..3 {
+        let wait = n.prepare_wait(0);
+        assert!(n.notify_one());
+        n.commit_wait(wait); // returns at once
+    }
+    let wait = n.prepare_wait(0);
+    n.cancel_wait(wait);
+    assert!(!n.notify_one());
+}
+
+/// After a commit that really slept and was woken, the owner can prepare
+/// the same slot again at once.
+#[test]
+fn slot_can_be_prepared_again_after_woken_commit() {
+    let n = Arc::new(Notifier::new(1));
+    let (done_tx, done_rx) = mpsc::channel();
+    let waiter = {
+        let n = n.clone();
+        thread::spawn(move || {
+            let wait = n.prepare_wait(0);
+            n.commit_wait(wait);
+            // Right after commit_wait returns:
+            let again = n.prepare_wait(0);
+            n.cancel_wait(again);
+            let _ = done_tx.send(());
+        })
+    };
+    while n.num_waiters() == 0 {
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert!(n.notify_one());
+    // Watchdog: only detects a hang, never asserts on speed.
+    done_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("slot_can_be_prepared_again_after_woken_commit: waiter hung or panicked");
+    waiter.join().unwrap();
+    assert!(!n.notify_one());
+}
+
+// ---------------------------------------------------------------------------
+// Drop during a panic
+// ---------------------------------------------------------------------------
+
+/// A token dropped while unwinding cancels its wait: no pre-waiter is left
+/// behind to absorb later notifications.
+#[test]
+fn token_dropped_during_panic_leaves_no_pre_waiter() {
+    let n = Notifier::new(2);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let _wait = n.prepare_wait(1);
+        panic!("re-check blew up");
+    }));
+    assert!(result.is_err());
+    let dbg = format!("{n:?}");
+    assert!(
+        dbg.contains("top: empty"),
+        "no waiter may be left behind: {dbg}"
+    );
+    assert!(!n.notify_one(), "no waiter may be left behind");
+    assert_eq!(n.num_waiters(), 0);
+    // And the slot is free again.
+    n.cancel_wait(n.prepare_wait(1));
+}
+
+/// The same with a notification already delivered to the token: the drop
+/// ends the wait (and would forward the notification if anyone else
+/// waited), leaving nothing behind.
+#[test]
+fn signalled_token_dropped_during_panic_leaves_nothing() {
+    let n = Notifier::new(1);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let _wait = n.prepare_wait(0);
+        assert!(n.notify_one());
+        panic!("re-check blew up after the notify");
+    }));
+    assert!(result.is_err());
+    let dbg = format!("{n:?}");
+    assert!(dbg.contains("top: empty"), "{dbg}");
+    assert!(!n.notify_one());
+}
