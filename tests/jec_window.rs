@@ -20,7 +20,6 @@ use std::time::Instant;
 
 use eventcount::{CoreLatch, IdlePolicy, IdleState, JecSleep, WaitOutcome};
 
-
 const UNSET: &str = "CoreLatch(\"unset\")";
 
 /// Sleepy at the first empty round, tries to sleep at the second.
