@@ -9,22 +9,25 @@
 //! [`SleepProtocol`], so the same pool runs on `JecSleep` and on
 //! `NotifierSleep`.
 //!
-//! No unsafe: `join`'s second closure must be `'static` (it may run on
-//! another worker), so each join costs one small allocation.
+//! `join` allocates nothing: its second half is a job on the joining
+//! thread's stack, as in rayon. That needs `unsafe` (a type-erased pointer
+//! to the stack job travels through the deques), kept to the `job` module
+//! below with a `// SAFETY:` argument on every block. The measured need: the
+//! first, safe version boxed each job and its result slot, and spent 657
+//! instructions per join against rayon's 190 (docs/benchmarks.md, B5).
 
 #![allow(dead_code)] // each includer uses a different part
 
-use std::any::Any;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::thread::{self, JoinHandle};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker as Deque};
 use eventcount::{CoreLatch, SleepProtocol};
 
-type Job<S> = Box<dyn FnOnce(&WorkerCtx<S>) + Send>;
+type Job<S> = job::JobRef<S>;
 
 /// Everything the workers share.
 struct Shared<S: SleepProtocol + 'static> {
@@ -114,10 +117,10 @@ impl<S: SleepProtocol + 'static> Pool<S> {
         R: Send + 'static,
     {
         let (tx, rx) = mpsc::sync_channel(1);
-        self.shared.inject(Box::new(move |ctx| {
+        self.shared.inject(job::JobRef::heap(Box::new(move |ctx| {
             let result = panic::catch_unwind(AssertUnwindSafe(|| f(ctx)));
             let _ = tx.send(result);
-        }));
+        })));
         match rx
             .recv()
             .expect("install: the pool shut down before the job ran")
@@ -132,11 +135,11 @@ impl<S: SleepProtocol + 'static> Pool<S> {
     where
         F: FnOnce(&WorkerCtx<S>) + Send + 'static,
     {
-        self.shared.inject(Box::new(move |ctx| {
+        self.shared.inject(job::JobRef::heap(Box::new(move |ctx| {
             if panic::catch_unwind(AssertUnwindSafe(|| f(ctx))).is_err() {
                 eprintln!("pool: a spawned job panicked");
             }
-        }));
+        })));
     }
 
     /// Stop: every worker finishes the work it can see, then exits.
@@ -190,6 +193,11 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
         self.shared.stealers.len()
     }
 
+    /// The pool's sleep protocol.
+    pub fn sleep(&self) -> &S {
+        &self.shared.sleep
+    }
+
     fn main_loop(&self) {
         let terminate = &self.shared.terminate[self.index];
         self.wait_until(terminate);
@@ -201,7 +209,7 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
 
     fn run(&self, job: Job<S>) {
         self.shared.jobs_run.fetch_add(1, Ordering::Relaxed);
-        job(self);
+        job.execute(self);
     }
 
     /// Run other work until `latch` is set, sleeping through the protocol
@@ -293,46 +301,45 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce(&WorkerCtx<S>) -> RA,
-        B: FnOnce(&WorkerCtx<S>) -> RB + Send + 'static,
-        RB: Send + 'static,
+        B: FnOnce(&WorkerCtx<S>) -> RB + Send,
+        RB: Send,
     {
-        let slot = Arc::new(JoinSlot::<RB> {
-            result: Mutex::new(None),
-            latch: CoreLatch::new(),
-        });
-        let owner = self.index;
-        let remote = slot.clone();
-        let job: Job<S> = Box::new(move |ctx| {
-            let result = panic::catch_unwind(AssertUnwindSafe(|| b(ctx)));
-            *remote.result.lock().unwrap() = Some(result);
-            // Set after the result is stored; wake the owner if it sleeps.
-            if remote.latch.set() {
-                ctx.shared.sleep.notify_worker_latch_is_set(owner);
-            }
-        });
+        let job_b = job::StackJob::new(b, self.index);
+        // SAFETY: `job_b` lives on this frame, and this function neither
+        // returns nor unwinds until `job_b` has run: `a` and every job run
+        // here are behind catch_unwind, and we leave only after running
+        // `b` ourselves or seeing its latch set by whoever ran it.
+        let job_ref = unsafe { job_b.as_job_ref() };
+        let id = job_ref.id();
         let was_empty = self.deque.is_empty();
-        self.deque.push(job);
+        self.deque.push(job_ref);
         self.shared.sleep.new_internal_jobs(1, was_empty);
 
         let ra = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
 
-        // Most of the time `b` is still on our deque: run it (or whatever
-        // `a` left above it) here. Otherwise someone stole it: wait,
-        // running other work meanwhile.
-        while !slot.latch.probe() {
-            match self.deque.pop() {
-                Some(job) => self.run(job),
-                None => break,
+        // Most of the time `b` is still on our deque: pop it back and run it
+        // inline. Otherwise someone stole it: run other work until its latch
+        // is set, sleeping through the protocol if there is none.
+        let rb = loop {
+            if job_b.latch().probe() {
+                // SAFETY: the latch is set, so its runner has stored the
+                // result and touches the job no more.
+                break unsafe { job_b.take_result() };
             }
-        }
-        self.wait_until(&slot.latch);
-
-        let rb = slot
-            .result
-            .lock()
-            .unwrap()
-            .take()
-            .expect("join: latch set without a result");
+            match self.deque.pop() {
+                Some(popped) if popped.id() == id => {
+                    // SAFETY: we popped the only reference to `job_b`, so
+                    // no other thread has it or ever will.
+                    break unsafe { job_b.run_inline(self) };
+                }
+                Some(other) => self.run(other),
+                None => {
+                    self.wait_until(job_b.latch());
+                    // SAFETY: as above, the latch is set.
+                    break unsafe { job_b.take_result() };
+                }
+            }
+        };
         match (ra, rb) {
             (Ok(ra), Ok(rb)) => (ra, rb),
             (Err(payload), _) | (_, Err(payload)) => panic::resume_unwind(payload),
@@ -340,9 +347,150 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
     }
 }
 
-struct JoinSlot<R> {
-    result: Mutex<Option<Result<R, Box<dyn Any + Send>>>>,
-    latch: CoreLatch,
+/// Jobs as type-erased pointers: the pool's only `unsafe` code.
+mod job {
+    use std::cell::UnsafeCell;
+    use std::marker::PhantomData;
+    use std::panic::{self, AssertUnwindSafe};
+    use std::thread;
+
+    use eventcount::{CoreLatch, SleepProtocol};
+
+    use super::WorkerCtx;
+
+    /// A job the heap owns: spawned or installed from outside.
+    pub type HeapJob<S> = Box<dyn FnOnce(&WorkerCtx<S>) + Send>;
+
+    /// A job in a deque: a pointer to its data and the function that runs
+    /// it. Every `JobRef` is created by this module, pushed to exactly one
+    /// queue, and so executed at most once.
+    pub struct JobRef<S: SleepProtocol + 'static> {
+        data: *const (),
+        run: unsafe fn(*const (), &WorkerCtx<S>),
+    }
+
+    // SAFETY: a JobRef is built only from jobs whose closure and result are
+    // `Send` (`heap` takes a `Send` box; `StackJob::as_job_ref` requires
+    // `F: Send, R: Send`), so moving it to the thread that runs it is sound.
+    unsafe impl<S: SleepProtocol + 'static> Send for JobRef<S> {}
+
+    impl<S: SleepProtocol + 'static> JobRef<S> {
+        /// A job owned by the heap (spawn, install).
+        pub fn heap(f: HeapJob<S>) -> Self {
+            JobRef {
+                data: Box::into_raw(Box::new(f)) as *const (),
+                run: run_heap::<S>,
+            }
+        }
+
+        /// Identity, to recognise a job popped back by its owner.
+        pub fn id(&self) -> *const () {
+            self.data
+        }
+
+        /// Run the job (consumes the only reference to it).
+        pub fn execute(self, ctx: &WorkerCtx<S>) {
+            // SAFETY: `run` matches `data` (both set by one constructor),
+            // and `self` is the job's only reference, consumed here, so the
+            // job runs once: what `run_heap` and `run_stack` require.
+            unsafe { (self.run)(self.data, ctx) }
+        }
+    }
+
+    /// # Safety
+    /// `data` must come from `JobRef::heap` and be run only once.
+    unsafe fn run_heap<S: SleepProtocol + 'static>(data: *const (), ctx: &WorkerCtx<S>) {
+        // SAFETY: `data` is the `Box::into_raw` of `heap`, reclaimed once.
+        let f = unsafe { Box::from_raw(data as *mut HeapJob<S>) };
+        f(ctx);
+    }
+
+    /// The second half of a `join`, living on the joining thread's stack.
+    pub struct StackJob<S, F, R> {
+        func: UnsafeCell<Option<F>>,
+        result: UnsafeCell<Option<thread::Result<R>>>,
+        latch: CoreLatch,
+        owner: usize,
+        protocol: PhantomData<fn(&S)>,
+    }
+
+    impl<S, F, R> StackJob<S, F, R>
+    where
+        S: SleepProtocol + 'static,
+        F: FnOnce(&WorkerCtx<S>) -> R + Send,
+        R: Send,
+    {
+        pub fn new(func: F, owner: usize) -> Self {
+            StackJob {
+                func: UnsafeCell::new(Some(func)),
+                result: UnsafeCell::new(None),
+                latch: CoreLatch::new(),
+                owner,
+                protocol: PhantomData,
+            }
+        }
+
+        pub fn latch(&self) -> &CoreLatch {
+            &self.latch
+        }
+
+        /// # Safety
+        /// The job must outlive its execution: the caller may not free it
+        /// before running it itself (`run_inline`) or seeing its latch set.
+        pub unsafe fn as_job_ref(&self) -> JobRef<S> {
+            JobRef {
+                data: self as *const Self as *const (),
+                run: run_stack::<S, F, R>,
+            }
+        }
+
+        /// Run the job on the owner, which popped its `JobRef` back.
+        ///
+        /// # Safety
+        /// No other thread may hold a `JobRef` to this job.
+        pub unsafe fn run_inline(&self, ctx: &WorkerCtx<S>) -> thread::Result<R> {
+            // SAFETY: no one else can reach `func` (the caller's promise).
+            let func = unsafe { (*self.func.get()).take() }.expect("join: job ran twice");
+            panic::catch_unwind(AssertUnwindSafe(|| func(ctx)))
+        }
+
+        /// The result stored by whoever ran the job.
+        ///
+        /// # Safety
+        /// Only after the latch is set (Acquire in `probe`), when the runner
+        /// has written the result and touches the job no more.
+        pub unsafe fn take_result(&self) -> thread::Result<R> {
+            // SAFETY: the runner's write happened before its latch set
+            // (Release), which our probe saw (Acquire); nobody writes after.
+            unsafe { (*self.result.get()).take() }.expect("join: latch set without a result")
+        }
+    }
+
+    /// # Safety
+    /// `data` must point to a live `StackJob<S, F, R>` run only once.
+    unsafe fn run_stack<S, F, R>(data: *const (), ctx: &WorkerCtx<S>)
+    where
+        S: SleepProtocol + 'static,
+        F: FnOnce(&WorkerCtx<S>) -> R + Send,
+        R: Send,
+    {
+        // SAFETY: the owner keeps the job alive until its latch is set, which
+        // is the last thing we do with it (`as_job_ref`'s contract).
+        let job = unsafe { &*(data as *const StackJob<S, F, R>) };
+        // SAFETY: the stealer holds the only JobRef: `func` is ours alone.
+        let func = unsafe { (*job.func.get()).take() }.expect("join: job ran twice");
+        let result = panic::catch_unwind(AssertUnwindSafe(|| func(ctx)));
+        // SAFETY: the owner reads `result` only after the latch is set below.
+        unsafe { *job.result.get() = Some(result) };
+        let owner = job.owner;
+        let sleep = ctx.sleep();
+        // The swap in `set` is our last access to `job`: the owner may free
+        // it the moment it sees SET (as `Arc::drop` relies on for its
+        // count, an atomic may be freed right after its last operation).
+        if job.latch.set() {
+            sleep.notify_worker_latch_is_set(owner);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
