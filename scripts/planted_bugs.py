@@ -51,10 +51,10 @@ CASES = [
     (
         "notifier: a cancel swallows a delivered notification (no forwarding)",
         "src/notifier/mod.rs",
-        """                if !state.is_empty() {
-                    self.notify_slow(state, 1);
-                }""",
-        """                let _ = state;""",
+        """            if !state.is_empty() {
+                self.notify_slow(state, 1);
+            }""",
+        """            let _ = state;""",
         "notifier::loom_tests::cancel_racing_notify_keeps_signal_for_other_waiter",
         "the notification lands on the canceller and the committed sleeper is never woken",
     ),
@@ -105,18 +105,16 @@ CASES = [
     (
         "jec: no final check for injected jobs",
         "src/jec/mod.rs",
-        """        if has_injected_jobs() {
-            if worker.cancel_sleep() {""",
-        """        if { let _ = has_injected_jobs; false } {
-            if worker.cancel_sleep() {""",
+        """        let work_is_waiting = has_injected_jobs();""",
+        """        let work_is_waiting = { let _ = has_injected_jobs; false };""",
         "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
         "a rolled-over JEC lets the worker sleep with the injected job queued",
     ),
     (
         "jec: Blitz's inverted sleepy toggle (increment only if even)",
         "src/jec/mod.rs",
-        """            .increment_jec_if(|c| c.jec_is_active())""",
-        """            .increment_jec_if(|c| !c.jec_is_active())""",
+        """        self.counters.increment_jec_if(|c| c.jec_is_active()).jec()""",
+        """        self.counters.increment_jec_if(|c| !c.jec_is_active()).jec()""",
         "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
         "the JEC stays odd, the sleeper's check never fires, and an internal job is slept through",
     ),
