@@ -66,6 +66,8 @@ OPTIONS:
     --json-file <F>   print the tables, and also write the JSON to file F
     --rounds <N>      alternating rounds per benchmark, 3..=50   [default: 5]
     --only <LIST>     comma-separated subset of B1,B2,B3,B4,B5,B6,B7
+    --idle <S>,<Y>    idle policy of our pools (B5-B7): S spin rounds, then Y
+                      yield rounds, then sleep (default 0,32, Rayon's)
                                                                [default: all]
     --quick           fewer iterations per round (a smoke test, ~10 s)
     -h, --help        print this help
@@ -103,6 +105,13 @@ bad command line.
         quick: bool,
     }
 
+    /// The idle policy our pools use (`--idle`; Rayon's by default).
+    static IDLE_POLICY: std::sync::OnceLock<eventcount::IdlePolicy> = std::sync::OnceLock::new();
+
+    pub(crate) fn idle_policy() -> eventcount::IdlePolicy {
+        IDLE_POLICY.get().copied().unwrap_or_default()
+    }
+
     fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
         let mut options = Options {
             json: false,
@@ -111,11 +120,28 @@ bad command line.
             only: (1..=7).collect(),
             quick: false,
         };
+        let mut policy = None;
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "-h" | "--help" => return Ok(None),
                 "--json" => options.json = true,
+                "--idle" => {
+                    let text = args.next().ok_or("--idle needs a value like 0,32")?;
+                    let parsed = text
+                        .split_once(',')
+                        .and_then(|(s, y)| Some((s.parse::<u32>().ok()?, y.parse::<u32>().ok()?)));
+                    let Some((spin, yields)) = parsed else {
+                        return Err(format!(
+                            "--idle takes spin rounds and yield rounds, like 0,32; not '{text}'"
+                        ));
+                    };
+                    policy = Some(
+                        eventcount::IdlePolicy::new()
+                            .spin_rounds(spin)
+                            .yield_rounds(yields),
+                    );
+                }
                 "--quick" => options.quick = true,
                 "--json-file" => {
                     let path = args.next().ok_or("--json-file needs a file name")?;
@@ -160,6 +186,7 @@ bad command line.
                 other => return Err(format!("unknown argument '{other}'; see --help")),
             }
         }
+        let _ = IDLE_POLICY.set(policy.unwrap_or_default());
         Ok(Some(options))
     }
 
@@ -947,11 +974,15 @@ bad command line.
 
     impl AnyPool {
         fn new(imp: PoolImpl, threads: usize) -> AnyPool {
+            let policy = idle_policy();
             match imp {
-                PoolImpl::Jec => AnyPool::Jec(Pool::new(threads, JecSleep::new(threads))),
-                PoolImpl::Notifier => {
-                    AnyPool::Notifier(Pool::new(threads, NotifierSleep::new(threads)))
+                PoolImpl::Jec => {
+                    AnyPool::Jec(Pool::new(threads, JecSleep::with_policy(threads, policy)))
                 }
+                PoolImpl::Notifier => AnyPool::Notifier(Pool::new(
+                    threads,
+                    NotifierSleep::with_policy(threads, policy),
+                )),
                 PoolImpl::Rayon => AnyPool::Rayon(
                     rayon::ThreadPoolBuilder::new()
                         .num_threads(threads)

@@ -536,10 +536,10 @@ pub fn tree_sum_seq(tree: &[u64], root: usize) -> u64 {
 }
 
 /// Fork-join sum: `join` over the two subtrees down to `seq_depth` levels
-/// above the leaves.
+/// above the leaves. Both halves borrow the tree (no refcount traffic).
 pub fn tree_sum<S: SleepProtocol + 'static>(
     ctx: &WorkerCtx<S>,
-    tree: &Arc<Vec<u64>>,
+    tree: &[u64],
     root: usize,
     depth: u32,
 ) -> u64 {
@@ -549,10 +549,9 @@ pub fn tree_sum<S: SleepProtocol + 'static>(
     if depth == 0 {
         return tree_sum_seq(tree, root);
     }
-    let right = tree.clone();
     let (l, r) = ctx.join(
         |ctx| tree_sum(ctx, tree, 2 * root + 1, depth - 1),
-        move |ctx| tree_sum(ctx, &right, 2 * root + 2, depth - 1),
+        |ctx| tree_sum(ctx, tree, 2 * root + 2, depth - 1),
     );
     tree[root] + l + r
 }
