@@ -4,8 +4,15 @@
 //!
 //! Run with `--help` for the flags.
 
+#[path = "../../benches/support/forkjoin.rs"]
+mod forkjoin;
 mod pool;
 mod procstat;
+
+use forkjoin::{burst_tree, rayon_burst, rayon_fib, rayon_tree};
+
+/// xorshift rounds per burst job: a few microseconds of work.
+const BURST_ITERS: u32 = 2000;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -187,17 +194,6 @@ struct Row {
     check: u64,
 }
 
-/// A few microseconds of real work for the burst jobs.
-fn busy_work(seed: u64) -> u64 {
-    let mut x = seed | 1;
-    for _ in 0..2000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    x
-}
-
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -266,27 +262,15 @@ fn run_workload_ours<S: SleepProtocol + 'static>(
             let mut total = 0u64;
             for burst in 0..sizes.bursts {
                 let jobs = sizes.burst_jobs;
-                total = total.wrapping_add(
-                    pool.install(move |ctx| burst_tree(ctx, burst as u64 * 1000, jobs)),
-                );
+                total =
+                    total.wrapping_add(pool.install(move |ctx| {
+                        burst_tree(ctx, burst as u64 * 1000, jobs, BURST_ITERS)
+                    }));
                 std::thread::sleep(sizes.burst_gap);
             }
             total
         }
     }
-}
-
-/// `jobs` busy jobs spread with a join tree.
-fn burst_tree<S: SleepProtocol + 'static>(ctx: &pool::WorkerCtx<S>, seed: u64, jobs: u32) -> u64 {
-    if jobs <= 1 {
-        return busy_work(seed);
-    }
-    let half = jobs / 2;
-    let (a, b) = ctx.join(
-        move |ctx| burst_tree(ctx, seed, half),
-        move |ctx| burst_tree(ctx, seed + half as u64, jobs - half),
-    );
-    a.wrapping_add(b)
 }
 
 fn run_rayon(workload: Workload, sizes: &Sizes, threads: usize) -> Row {
@@ -319,40 +303,6 @@ fn run_rayon(workload: Workload, sizes: &Sizes, threads: usize) -> Row {
     }
 }
 
-fn rayon_fib(n: u32, cutoff: u32) -> u64 {
-    if n <= cutoff || n < 2 {
-        return pool::fib_seq(n);
-    }
-    let (a, b) = rayon::join(|| rayon_fib(n - 1, cutoff), || rayon_fib(n - 2, cutoff));
-    a + b
-}
-
-fn rayon_tree(tree: &[u64], root: usize, depth: u32) -> u64 {
-    if root >= tree.len() {
-        return 0;
-    }
-    if depth == 0 {
-        return pool::tree_sum_seq(tree, root);
-    }
-    let (l, r) = rayon::join(
-        || rayon_tree(tree, 2 * root + 1, depth - 1),
-        || rayon_tree(tree, 2 * root + 2, depth - 1),
-    );
-    tree[root] + l + r
-}
-
-fn rayon_burst(seed: u64, jobs: u32) -> u64 {
-    if jobs <= 1 {
-        return busy_work(seed);
-    }
-    let half = jobs / 2;
-    let (a, b) = rayon::join(
-        || rayon_burst(seed, half),
-        || rayon_burst(seed + half as u64, jobs - half),
-    );
-    a.wrapping_add(b)
-}
-
 fn run_workload_rayon(
     pool: &rayon::ThreadPool,
     workload: Workload,
@@ -368,9 +318,10 @@ fn run_workload_rayon(
         Workload::Bursts => {
             let mut total = 0u64;
             for burst in 0..sizes.bursts {
-                total = total.wrapping_add(
-                    pool.install(|| rayon_burst(burst as u64 * 1000, sizes.burst_jobs)),
-                );
+                total =
+                    total.wrapping_add(pool.install(|| {
+                        rayon_burst(burst as u64 * 1000, sizes.burst_jobs, BURST_ITERS)
+                    }));
                 std::thread::sleep(sizes.burst_gap);
             }
             total
