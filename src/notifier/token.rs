@@ -8,8 +8,9 @@ use super::Notifier;
 /// [`Notifier::cancel_wait`].
 ///
 /// Dropping the token cancels the wait, so an early return or a panic while
-/// re-checking the condition leaves no pre-waiter behind (a leaked pre-waiter
-/// would make every later notify spend its signal on nobody).
+/// re-checking the condition leaves no waiter behind (a leaked prepared slot
+/// would stay on the waiter stack and take a notification meant for a real
+/// waiter).
 ///
 /// # Examples
 ///
