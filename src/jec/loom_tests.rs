@@ -40,6 +40,18 @@ fn take(queue: &AtomicUsize) -> bool {
     false
 }
 
+/// Post one job to the injector: push, then announce (PushFence inside).
+fn inject_one(sleep: &JecSleep, injector: &AtomicUsize) {
+    let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
+    sleep.new_injected_jobs(1, was_empty);
+}
+
+/// Nobody sleeping, nobody looking: every count taken was given back.
+fn assert_counters_at_rest(sleep: &JecSleep) {
+    let c = sleep.counters();
+    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+}
+
 /// A worker's idle loop until it has run one job from `queue`. The final
 /// check looks at `injected` (which may be the same queue or another).
 fn run_one_job(sleep: &JecSleep, me: usize, queue: &AtomicUsize, injected: &AtomicUsize) {
@@ -98,8 +110,7 @@ fn internal_job_between_sleepy_and_sleeping() {
         };
         poster.join().unwrap();
         worker.join().unwrap();
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
 
@@ -117,8 +128,7 @@ fn injected_job_with_jec_rollover_caught_by_final_check() {
         let poster = {
             let (sleep, injector) = (sleep.clone(), injector.clone());
             thread::spawn(move || {
-                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
-                sleep.new_injected_jobs(1, was_empty);
+                inject_one(&sleep, &injector);
                 // 2^32 - 1 further JEC increments by other workers: the JEC
                 // is back where the sleepy worker remembered it, if it
                 // bumped it.
@@ -145,15 +155,11 @@ fn woken_worker_is_uncounted_before_it_runs() {
         };
         let poster = {
             let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || {
-                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
-                sleep.new_injected_jobs(1, was_empty);
-            })
+            thread::spawn(move || inject_one(&sleep, &injector))
         };
         poster.join().unwrap();
         worker.join().unwrap();
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
 
@@ -180,8 +186,7 @@ fn latch_set_while_owner_sleepy_or_sleeping() {
         };
         setter.join().unwrap();
         owner.join().unwrap();
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
 
@@ -203,10 +208,7 @@ fn two_posters_two_sleepers() {
         let posters: Vec<_> = (0..2)
             .map(|_| {
                 let (sleep, injector) = (sleep.clone(), injector.clone());
-                thread::spawn(move || {
-                    let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
-                    sleep.new_injected_jobs(1, was_empty);
-                })
+                thread::spawn(move || inject_one(&sleep, &injector))
             })
             .collect();
         for poster in posters {
@@ -215,8 +217,7 @@ fn two_posters_two_sleepers() {
         for worker in workers {
             worker.join().unwrap();
         }
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
 
@@ -251,8 +252,7 @@ fn shutdown_wakes_everyone() {
         for worker in workers {
             worker.join().unwrap();
         }
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
 
@@ -284,14 +284,10 @@ fn timed_sleep_keeps_the_count_exact() {
         };
         let poster = {
             let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || {
-                let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
-                sleep.new_injected_jobs(1, was_empty);
-            })
+            thread::spawn(move || inject_one(&sleep, &injector))
         };
         poster.join().unwrap();
         worker.join().unwrap();
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+        assert_counters_at_rest(&sleep);
     });
 }
