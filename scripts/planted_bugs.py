@@ -153,6 +153,22 @@ CASES = [
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
     (
+        "latch: probe does not acquire (Relaxed load)",
+        "src/jec/latch.rs",
+        """self.state.load(Ordering::Acquire) == SET""",
+        """self.state.load(Ordering::Relaxed) == SET""",
+        "protocol::loom_tests::jec_sleep_latch_publishes_the_setters_writes",
+        "the owner sees the latch set and then reads a job result the setter wrote before set",
+    ),
+    (
+        "latch: set does not release (Acquire swap)",
+        "src/jec/latch.rs",
+        """self.state.swap(SET, Ordering::AcqRel) == SLEEPING""",
+        """self.state.swap(SET, Ordering::Acquire) == SLEEPING""",
+        "protocol::loom_tests::notifier_sleep_latch_publishes_the_setters_writes",
+        "nothing orders the setter's result before its SET, so probe can see SET and a stale result",
+    ),
+    (
         "notifier: a timeout swallows a notification that won the race",
         "src/notifier/mod.rs",
         """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,""",

@@ -50,7 +50,11 @@ impl CoreLatch {
         }
     }
 
-    /// True once the latch is set. Acquire: the setter's writes are visible.
+    /// True once the latch is set. Acquire: once it returns true, every
+    /// write the setter made before [`set`](CoreLatch::set) is visible to
+    /// the caller (a job's result, in a scheduler). The loom model
+    /// `latch_publishes_the_setters_writes` checks this, through a sleep
+    /// and without one.
     ///
     /// # Examples
     ///
@@ -75,6 +79,11 @@ impl CoreLatch {
     /// `probe`, Acquire orders the owner's registration (which precedes its
     /// SLEEPY → SLEEPING step) before the targeted wake that follows.
     ///
+    /// The swap is the last access to the latch: once SET is visible the
+    /// owner may return and free it (rayon-core keeps latches on the
+    /// owner's stack), so a caller must not touch the latch after `set`
+    /// either. The targeted wake names the owner, not the latch.
+    ///
     /// # Examples
     ///
     /// ```
@@ -87,18 +96,27 @@ impl CoreLatch {
     }
 
     /// UNSET → SLEEPY. False if the latch is set (do not sleep).
+    ///
+    /// Success is AcqRel, so the owner's later steps (its registration as a
+    /// sleeper) stay after this write in any setter's view. Failure is
+    /// Relaxed, as in rayon-core: it means SET, and both callers (the two
+    /// protocols' sleep attempts) then return at once without reading
+    /// anything the setter wrote; whatever the owner reads next, it reads
+    /// after `probe`, whose Acquire is what publishes the setter's writes.
     #[inline]
     pub(crate) fn get_sleepy(&self) -> bool {
         self.state
-            .compare_exchange(UNSET, SLEEPY, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(UNSET, SLEEPY, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 
-    /// SLEEPY → SLEEPING. False if the latch was set meanwhile.
+    /// SLEEPY → SLEEPING. False if the latch was set meanwhile. Failure is
+    /// Relaxed for the reason given at `get_sleepy`: the caller only backs
+    /// out and returns, and reads the setter's writes after `probe`.
     #[inline]
     pub(crate) fn fall_asleep(&self) -> bool {
         self.state
-            .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 
