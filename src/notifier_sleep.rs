@@ -1,6 +1,7 @@
 //! [`NotifierSleep`]: the [`Notifier`] behind the [`SleepProtocol`] trait,
 //! with an [`IdlePolicy`] for the rounds before a worker sleeps.
 
+use crate::error::CapacityError;
 use crate::idle::IdlePolicy;
 use crate::jec::CoreLatch;
 use crate::notifier::Notifier;
@@ -44,9 +45,10 @@ pub struct NotifierSleep {
 /// let sleep = NotifierSleep::new(2);
 /// let idle = sleep.start_looking(1);
 /// assert_eq!(idle.worker(), 1);
-/// sleep.work_found(idle);
+/// sleep.work_found();
 /// ```
 #[derive(Debug)]
+#[must_use = "a NotifierIdle is passed to no_work_found each empty round"]
 pub struct NotifierIdle<'a> {
     sleep: &'a NotifierSleep,
     worker: usize,
@@ -98,10 +100,28 @@ impl NotifierSleep {
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), 36);
     /// ```
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
-        NotifierSleep {
-            notifier: Notifier::new(workers),
-            policy,
+        match NotifierSleep::try_with_policy(workers, policy) {
+            Ok(sleep) => sleep,
+            Err(err) => panic!("NotifierSleep: {err}"),
         }
+    }
+
+    /// A protocol with a chosen [`IdlePolicy`], or an error if `workers`
+    /// exceeds [`Notifier::capacity()`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{IdlePolicy, Notifier, NotifierSleep};
+    ///
+    /// let err = NotifierSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
+    /// assert_eq!(err.capacity(), Notifier::capacity());
+    /// ```
+    pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        Ok(NotifierSleep {
+            notifier: Notifier::try_new(workers)?,
+            policy,
+        })
     }
 
     /// The notifier inside.
@@ -140,6 +160,12 @@ impl Drop for LatchAwake<'_> {
 
 impl SleepProtocol for NotifierSleep {
     type Idle<'a> = NotifierIdle<'a>;
+
+    const MAX_WORKERS: usize = Notifier::capacity();
+
+    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        NotifierSleep::try_with_policy(workers, policy)
+    }
 
     #[inline]
     fn start_looking(&self, worker: usize) -> NotifierIdle<'_> {
@@ -197,9 +223,8 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
-    fn work_found(&self, idle: NotifierIdle<'_>) {
+    fn work_found(&self) {
         // Nothing to undo: an idle Notifier worker holds no shared state.
-        let _ = idle;
     }
 
     #[inline]

@@ -1,6 +1,8 @@
 //! [`SleepProtocol`]: the one interface a worker loop needs, implemented by
 //! both protocols, so a scheduler can plug in either.
 
+use crate::error::CapacityError;
+use crate::idle::IdlePolicy;
 use crate::jec::{CoreLatch, IdleState, JecSleep};
 
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
@@ -10,7 +12,7 @@ use crate::jec::{CoreLatch, IdleState, JecSleep};
 /// ```text
 /// let mut idle = sleep.start_looking(me);
 /// loop {
-///     if let Some(job) = find_work() { sleep.work_found(idle); run(job); break; }
+///     if let Some(job) = find_work() { sleep.work_found(); run(job); break; }
 ///     sleep.no_work_found(&mut idle, &latch, || any_work_visible());
 /// }
 /// ```
@@ -41,7 +43,7 @@ use crate::jec::{CoreLatch, IdleState, JecSleep};
 ///     let mut idle = sleep.start_looking(0);
 ///     loop {
 ///         if jobs.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok() {
-///             sleep.work_found(idle);
+///             sleep.work_found();
 ///             return;
 ///         }
 ///         sleep.no_work_found(&mut idle, &latch, || jobs.load(Ordering::Acquire) > 0);
@@ -63,11 +65,19 @@ use crate::jec::{CoreLatch, IdleState, JecSleep};
 /// demo(JecSleep::new(1));
 /// demo(NotifierSleep::new(1));
 /// ```
-pub trait SleepProtocol: Send + Sync {
+pub trait SleepProtocol: Send + Sync + Sized {
     /// What an idle worker carries between rounds.
     type Idle<'a>
     where
         Self: 'a;
+
+    /// The most workers this protocol can manage.
+    const MAX_WORKERS: usize;
+
+    /// A protocol for `workers` workers, indices `0..workers`, or an error
+    /// if that is more than [`MAX_WORKERS`](SleepProtocol::MAX_WORKERS).
+    /// A scheduler generic over the protocol builds it with this.
+    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError>;
 
     /// Worker `worker` ran out of local work and starts searching.
     fn start_looking(&self, worker: usize) -> Self::Idle<'_>;
@@ -83,8 +93,11 @@ pub trait SleepProtocol: Send + Sync {
         has_work: impl FnOnce() -> bool,
     );
 
-    /// The search found work.
-    fn work_found(&self, idle: Self::Idle<'_>);
+    /// The calling worker's search found work (or its latch was set): it
+    /// is no longer idle. Exactly once per `start_looking`. It takes no idle
+    /// state: idle workers are counted anonymously, and a loop such as
+    /// rayon-core's calls it while the state is still in scope.
+    fn work_found(&self);
 
     /// `n` jobs were pushed to the calling worker's own queue.
     fn new_internal_jobs(&self, n: u32, queue_was_empty: bool);
@@ -111,6 +124,12 @@ pub trait SleepProtocol: Send + Sync {
 impl SleepProtocol for JecSleep {
     type Idle<'a> = IdleState<'a>;
 
+    const MAX_WORKERS: usize = JecSleep::max_workers();
+
+    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        JecSleep::try_with_policy(workers, policy)
+    }
+
     #[inline]
     fn start_looking(&self, worker: usize) -> IdleState<'_> {
         JecSleep::start_looking(self, worker)
@@ -127,8 +146,8 @@ impl SleepProtocol for JecSleep {
     }
 
     #[inline]
-    fn work_found(&self, idle: IdleState<'_>) {
-        JecSleep::work_found(self, idle)
+    fn work_found(&self) {
+        JecSleep::work_found(self)
     }
 
     #[inline]

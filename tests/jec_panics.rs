@@ -1,7 +1,7 @@
 #![cfg(not(loom))]
 //! Every documented panic of `JecSleep`, each checked against a substring of
 //! its real message, plus the non-panicking counterparts (`try_with_policy`,
-//! an `IdleState` dropped by unwinding).
+//! a search ended by a guard while unwinding).
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -27,11 +27,12 @@ fn start_looking_out_of_range_panics() {
 }
 
 #[test]
-#[should_panic(expected = "already looking")]
-fn start_looking_twice_panics() {
+#[should_panic(expected = "would be looking for work while all 2 workers already are")]
+fn start_looking_beyond_the_worker_count_panics() {
     let sleep = JecSleep::new(2);
     let _first = sleep.start_looking(1);
-    let _second = sleep.start_looking(1);
+    let _second = sleep.start_looking(1); // no work_found in between
+    let _third = sleep.start_looking(0);
 }
 
 #[test]
@@ -62,12 +63,35 @@ fn set_latch_out_of_range_leaves_the_latch_unset() {
 }
 
 #[test]
-#[should_panic(expected = "different JecSleep")]
-fn work_found_with_a_foreign_idle_state_panics() {
-    let mine = JecSleep::new(1);
-    let theirs = JecSleep::new(1);
-    let idle = theirs.start_looking(0);
-    mine.work_found(idle);
+#[should_panic(expected = "each work_found must end a search begun with start_looking")]
+fn work_found_without_start_looking_panics() {
+    let sleep = JecSleep::new(2);
+    sleep.work_found();
+}
+
+#[test]
+fn work_found_without_start_looking_leaves_the_counters_as_they_were() {
+    let sleep = JecSleep::new(2);
+    let before = sleep.counters();
+    let result = panic::catch_unwind(AssertUnwindSafe(|| sleep.work_found()));
+    assert!(result.is_err());
+    assert_eq!(
+        sleep.counters(),
+        before,
+        "the rejected work_found moved the counters"
+    );
+    // The pool still works.
+    let _idle = sleep.start_looking(0);
+    sleep.work_found();
+    assert_eq!(sleep.counters(), before);
+}
+
+#[test]
+#[should_panic(expected = "all 1 workers already are")]
+fn a_search_never_ended_is_caught_when_the_counters_are_full() {
+    let sleep = JecSleep::new(1);
+    drop(sleep.start_looking(0)); // no work_found: the search never ended
+    let _again = sleep.start_looking(0);
 }
 
 #[test]
@@ -90,20 +114,15 @@ fn foreign_idle_state_panic_leaves_both_counters_right() {
         mine.no_work_found(&mut idle, &latch, || false);
     }));
     assert!(result.is_err());
+    // Their search is still open (work_found ends it, not the unwinding).
+    assert_eq!(theirs.counters().inactive(), 1);
+    theirs.work_found();
     assert_eq!(theirs.counters().inactive(), 0);
-    assert_eq!(mine.counters().inactive(), 0);
     assert_eq!(
         mine.counters(),
         JecSleep::new(1).counters(),
         "the panic touched mine"
     );
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        let idle = theirs.start_looking(0);
-        mine.work_found(idle);
-    }));
-    assert!(result.is_err());
-    assert_eq!(theirs.counters().inactive(), 0);
-    assert_eq!(mine.counters().inactive(), 0);
 }
 
 #[test]
@@ -124,18 +143,27 @@ fn try_with_policy_at_the_limit_is_ok() {
         .expect("max_workers() workers must fit");
     assert_eq!(sleep.num_workers(), 65_535);
     // The last index works.
-    let idle = sleep.start_looking(65_534);
+    let _idle = sleep.start_looking(65_534);
     assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
+/// `work_found` ends a search, not the `IdleState`'s drop: a loop that can
+/// unwind while idle ends its search on the way out, here with a guard.
 #[test]
-fn idle_state_dropped_by_a_panic_stops_looking() {
+fn a_worker_unwinding_while_idle_ends_its_search_with_a_guard() {
+    struct EndSearch<'a>(&'a JecSleep);
+    impl Drop for EndSearch<'_> {
+        fn drop(&mut self) {
+            self.0.work_found();
+        }
+    }
     let sleep = JecSleep::with_policy(2, IdlePolicy::new().yield_rounds(0));
     let latch = CoreLatch::new();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let mut idle = sleep.start_looking(0);
+        let _end = EndSearch(&sleep);
         sleep.no_work_found(&mut idle, &latch, || true); // sleepy: no final check
         assert_eq!(sleep.counters().inactive(), 1);
         panic!("job panicked");
@@ -144,23 +172,25 @@ fn idle_state_dropped_by_a_panic_stops_looking() {
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
     // And the worker may start looking again.
-    let idle = sleep.start_looking(0);
+    let _idle = sleep.start_looking(0);
     assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
 #[test]
-fn start_looking_twice_panic_leaves_counters_right() {
+fn start_looking_beyond_the_worker_count_leaves_counters_right() {
     let sleep = JecSleep::new(1);
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let _first = sleep.start_looking(0);
         let _second = sleep.start_looking(0);
     }));
     assert!(result.is_err());
-    assert_eq!(sleep.counters().inactive(), 0);
-    let idle = sleep.start_looking(0);
-    sleep.work_found(idle);
+    // The second call counted nothing; the first search is still open.
+    assert_eq!(sleep.counters().inactive(), 1);
+    sleep.work_found();
+    let _idle = sleep.start_looking(0);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -180,7 +210,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
     assert!(result.is_err());
     assert_eq!(sleep.counters().sleeping(), 0, "{:?}", sleep.counters());
     assert_eq!(sleep.sleeping_workers(), 0);
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
 }
@@ -198,6 +228,6 @@ fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
     }));
     assert!(result.is_err());
     assert!(!sleep.notifier().notify_one(), "a waiter was left behind");
-    sleep.work_found(idle);
+    sleep.work_found();
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
 }

@@ -328,13 +328,13 @@ impl Pool {
             let mut idle = self.sleep.start_looking(me);
             while !latch.probe() {
                 if let Some(job) = self.find_work(me) {
-                    self.sleep.work_found(idle);
+                    self.sleep.work_found();
                     self.run(me, job);
                     continue 'search;
                 }
                 self.idle_round(&mut idle, latch);
             }
-            self.sleep.work_found(idle);
+            self.sleep.work_found();
         }
     }
 
@@ -350,11 +350,11 @@ impl Pool {
             let mut idle = self.sleep.start_looking(me);
             loop {
                 if self.shutdown.load(Ordering::Acquire) {
-                    self.sleep.work_found(idle);
+                    self.sleep.work_found();
                     return;
                 }
                 if let Some(job) = self.find_work(me) {
-                    self.sleep.work_found(idle);
+                    self.sleep.work_found();
                     self.run(me, job);
                     continue 'search;
                 }

@@ -193,7 +193,7 @@ fn posted_between_sleepy_and_sleeping_cas(post: Post) {
         "{post:?}"
     );
 
-    sleep.work_found(idle);
+    sleep.work_found();
     let end = sleep.counters();
     assert_eq!(
         (end.sleeping(), end.inactive()),
@@ -237,8 +237,8 @@ fn a_second_sleepy_worker_does_not_move_the_jec() {
         "an already sleepy JEC must stay put"
     );
     assert_eq!(sleepy.inactive(), 2);
-    sleep.work_found(idle0);
-    sleep.work_found(idle1);
+    sleep.work_found();
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -294,7 +294,7 @@ fn post_while_registered(
         assert_eq!(sleep.sleeping_workers(), 0, "{name}");
         // Fully woken: a new run of idle rounds.
         assert_eq!(idle.rounds(), 0, "{name}");
-        sleep.work_found(idle);
+        sleep.work_found();
         let end = sleep.counters();
         assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{name}: {end:?}");
         // The latch is back to unset unless the window set it.
@@ -341,7 +341,7 @@ fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
     // queue, so the poster wakes nobody. A second post to a non-empty queue
     // must then wake the sleeper.
     post_while_registered("awake_idle_covers_one_job", 2, |sleep, _| {
-        let idle1 = sleep.start_looking(1);
+        let _idle1 = sleep.start_looking(1);
         assert_eq!(sleep.counters().awake_but_idle(), 1);
         sleep.new_internal_jobs(1, true);
         assert_eq!(
@@ -351,25 +351,25 @@ fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
         );
         assert_eq!(sleep.sleeping_workers(), 1);
         sleep.new_internal_jobs(1, false);
-        sleep.work_found(idle1);
+        sleep.work_found();
     });
 }
 
 #[test]
 fn two_jobs_with_one_awake_idle_worker_wake_the_sleeper() {
     post_while_registered("awake_idle_covers_one_of_two", 2, |sleep, _| {
-        let idle1 = sleep.start_looking(1);
+        let _idle1 = sleep.start_looking(1);
         sleep.new_injected_jobs(2, true);
         assert_eq!(sleep.counters().sleeping(), 0);
-        sleep.work_found(idle1);
+        sleep.work_found();
     });
 }
 
 #[test]
 fn work_found_by_another_worker_wakes_the_sleeper() {
     post_while_registered("work_found_wakes", 2, |sleep, _| {
-        let idle1 = sleep.start_looking(1);
-        sleep.work_found(idle1);
+        let _idle1 = sleep.start_looking(1);
+        sleep.work_found();
     });
 }
 
@@ -436,7 +436,7 @@ fn latch_set_while_sleepy_stops_the_sleep() {
     assert_eq!(check.calls(), 0);
     assert!(latch.probe());
     assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -453,7 +453,7 @@ fn set_latch_while_sleepy_sets_it_and_wakes_nobody() {
     assert_eq!(check.calls(), 0);
     let after = sleep.counters();
     assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-    drop(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -501,7 +501,7 @@ fn final_check_finding_injected_work_stops_the_sleep() {
     assert_eq!(check.calls(), 2);
     assert_eq!(sleep.counters().sleeping(), 0);
 
-    sleep.work_found(idle);
+    sleep.work_found();
     let end = sleep.counters();
     assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{end:?}");
 }
@@ -516,31 +516,35 @@ fn counters_return_to_zero_after_work_found() {
     let idles: Vec<_> = (0..3).map(|w| sleep.start_looking(w)).collect();
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 3, 3));
-    for idle in idles {
-        sleep.work_found(idle);
+    for _ in &idles {
+        sleep.work_found();
     }
+    drop(idles);
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
 }
 
 #[test]
-fn counters_return_to_zero_after_dropping_the_idle_state() {
+fn counters_return_to_zero_after_a_final_check_that_found_work() {
     let sleep = eager(2);
     let latch = CoreLatch::new();
     {
         let mut idle = sleep.start_looking(1);
-        sleepy_round(&sleep, &mut idle, &latch, "drop");
+        sleepy_round(&sleep, &mut idle, &latch, "final_check_found");
         let check = FinalCheck::new();
         sleep.no_work_found(&mut idle, &latch, check.run(|| true));
         assert_eq!(check.calls(), 1);
         assert_eq!(sleep.counters().inactive(), 1);
+        sleep.work_found();
     }
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
-    // The worker can start looking again once its IdleState is gone.
+    // Dropping an IdleState changes nothing: only work_found ends a search.
     let idle = sleep.start_looking(1);
     assert_eq!(sleep.counters().inactive(), 1);
     drop(idle);
+    assert_eq!(sleep.counters().inactive(), 1);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -565,7 +569,7 @@ fn default_policy_gets_sleepy_after_its_yield_rounds() {
     sleep.no_work_found(&mut idle, &latch, check.run(|| true));
     assert_eq!(check.calls(), 1);
     assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -604,7 +608,7 @@ fn timed_sleep_past_its_deadline_times_out_uncounted() {
     assert_eq!(sleep.sleeping_workers(), 0);
     assert_eq!(latch_state(&latch), UNSET);
     assert_eq!(idle.rounds(), 0, "back to searching from scratch");
-    sleep.work_found(idle);
+    sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
@@ -620,7 +624,7 @@ fn timed_sleep_after_a_post_returns_notified_without_registering() {
     assert_eq!(outcome, WaitOutcome::Notified);
     assert_eq!(check.calls(), 0, "registered although the JEC changed");
     assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found(idle);
+    sleep.work_found();
 }
 
 #[test]
@@ -649,7 +653,7 @@ fn timed_sleep_woken_in_the_registration_window_is_notified() {
         assert_eq!(outcome, WaitOutcome::Notified);
         let after = sleep.counters();
         assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-        sleep.work_found(idle);
+        sleep.work_found();
         assert_eq!(sleep.counters().inactive(), 0);
     });
 }
@@ -666,5 +670,5 @@ fn timed_sleep_with_a_set_latch_returns_notified() {
     assert_eq!(outcome, WaitOutcome::Notified);
     assert_eq!(check.calls(), 0);
     assert!(latch.probe());
-    sleep.work_found(idle);
+    sleep.work_found();
 }

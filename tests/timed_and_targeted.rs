@@ -223,7 +223,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
                 outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
             }
             assert_eq!(sleep.counters().sleeping(), 0);
-            sleep.work_found(idle);
+            sleep.work_found();
             assert_eq!(sleep.counters().inactive(), 0);
         },
     );
@@ -269,7 +269,7 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
                                 deadline,
                             );
                         }
-                        sleep.work_found(idle);
+                        sleep.work_found();
                     }
                 })
             })

@@ -225,11 +225,11 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
             let mut idle = sleep.start_looking(self.index);
             loop {
                 if latch.probe() {
-                    sleep.work_found(idle);
+                    sleep.work_found();
                     return;
                 }
                 if let Some(job) = self.find_work() {
-                    sleep.work_found(idle);
+                    sleep.work_found();
                     self.run(job);
                     break;
                 }

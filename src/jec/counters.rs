@@ -110,26 +110,18 @@ impl AtomicCounters {
         Counters(self.value.load(Ordering::Acquire))
     }
 
-    /// A worker starts looking for work.
+    /// A worker starts looking for work. Returns the counters as they were
+    /// (`JecSleep::start_looking` checks them).
     #[inline]
-    pub(crate) fn add_inactive(&self) {
-        let old = Counters(self.value.fetch_add(ONE_INACTIVE, Ordering::AcqRel));
-        debug_assert!(
-            (old.inactive() as usize) < MAX_WORKERS,
-            "add_inactive: {old:?} already counts every worker"
-        );
+    pub(crate) fn add_inactive(&self) -> Counters {
+        Counters(self.value.fetch_add(ONE_INACTIVE, Ordering::AcqRel))
     }
 
-    /// A worker found work. Returns how many sleepers to wake in its place
-    /// (Rayon's rule: up to two, whenever any sleeper exists).
+    /// A worker found work. Returns the counters as they were
+    /// (`JecSleep::work_found` checks them and picks whom to wake).
     #[inline]
-    pub(crate) fn sub_inactive(&self) -> u32 {
-        let old = Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
-        debug_assert!(
-            old.inactive() > old.sleeping(),
-            "sub_inactive: {old:?} has no awake inactive worker"
-        );
-        old.sleeping().min(2)
+    pub(crate) fn sub_inactive(&self) -> Counters {
+        Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel))
     }
 
     /// Take one worker off the sleeping count: by the waker that claimed it,

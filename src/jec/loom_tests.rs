@@ -59,7 +59,7 @@ fn run_one_job(sleep: &JecSleep, me: usize, queue: &AtomicUsize, injected: &Atom
     let mut idle = sleep.start_looking(me);
     loop {
         if take(queue) {
-            sleep.work_found(idle);
+            sleep.work_found();
             return;
         }
         sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
@@ -90,7 +90,7 @@ fn internal_job_between_sleepy_and_sleeping() {
                 announced.1.notify();
                 loop {
                     if take(&local) {
-                        sleep.work_found(idle);
+                        sleep.work_found();
                         return;
                     }
                     sleep.no_work_found(&mut idle, &latch, || false);
@@ -177,7 +177,7 @@ fn latch_set_while_owner_sleepy_or_sleeping() {
                 while !latch.probe() {
                     sleep.no_work_found(&mut idle, &latch, || false);
                 }
-                sleep.work_found(idle);
+                sleep.work_found();
             })
         };
         let setter = {
@@ -237,7 +237,7 @@ fn shutdown_wakes_everyone() {
                     while !shutdown.load(Ordering::Acquire) {
                         sleep.no_work_found(&mut idle, &latch, || shutdown.load(Ordering::Acquire));
                     }
-                    sleep.work_found(idle);
+                    sleep.work_found();
                 })
             })
             .collect();
@@ -279,7 +279,7 @@ fn timed_sleep_keeps_the_count_exact() {
                         break;
                     }
                 }
-                sleep.work_found(idle);
+                sleep.work_found();
             })
         };
         let poster = {

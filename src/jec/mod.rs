@@ -11,7 +11,7 @@ use crossbeam_utils::CachePadded;
 use crate::error::CapacityError;
 use crate::idle::IdlePolicy;
 use crate::outcome::WaitOutcome;
-use crate::sync::{self, fence, AtomicU32, Ordering};
+use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
 use std::time::Instant;
 use worker::{Registration, Wake, WorkerSleep};
@@ -31,7 +31,7 @@ pub use latch::CoreLatch;
 ///     let mut idle = sleep.start_looking(me);            // this worker is idle
 ///     loop {
 ///         if let Some(job) = find_work() {
-///             sleep.work_found(idle);                    // may wake helpers
+///             sleep.work_found();                    // may wake helpers
 ///             run(job);
 ///             break;
 ///         }
@@ -68,7 +68,7 @@ pub use latch::CoreLatch;
 ///         let mut idle = sleep.start_looking(0);
 ///         loop {
 ///             if injected.swap(0, Ordering::AcqRel) > 0 {
-///                 sleep.work_found(idle);
+///                 sleep.work_found();
 ///                 return;
 ///             }
 ///             sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
@@ -89,15 +89,20 @@ pub struct JecSleep {
 /// Per-worker state, on its own cache line.
 struct Worker {
     sleep: WorkerSleep,
-    /// 1 between `start_looking` and `work_found`: catches a worker that
-    /// starts looking twice (which would count it inactive twice).
-    looking: AtomicU32,
 }
 
-/// Proof that a worker is idle: returned by [`JecSleep::start_looking`],
-/// passed to [`JecSleep::no_work_found`] each empty round, and consumed by
-/// [`JecSleep::work_found`]. Dropping it is the same as `work_found`, so a
-/// worker that unwinds out of its loop leaves the counters right.
+/// A worker's search in progress: returned by [`JecSleep::start_looking`]
+/// and passed to [`JecSleep::no_work_found`] each empty round. It carries
+/// the round count and the JEC value remembered at the sleepy announcement.
+///
+/// It does not end the search: [`JecSleep::work_found`] does, and it takes
+/// no `IdleState`, because the counters it updates are anonymous (as in
+/// rayon-core, whose loop calls `work_found()` while its idle state is still
+/// in scope). Every `start_looking` needs exactly one `work_found`, also on
+/// the way out of a worker loop that unwinds; rayon-core aborts instead.
+/// Dropping the state does nothing, and a worker may hold several: a job
+/// run after `work_found` may wait on a latch and start a nested search
+/// while the outer state is still in scope, as rayon-core's `join` does.
 ///
 /// # Examples
 ///
@@ -106,10 +111,10 @@ struct Worker {
 /// let idle = sleep.start_looking(0);
 /// assert_eq!(idle.worker(), 0);
 /// assert_eq!(sleep.counters().inactive(), 1);
-/// sleep.work_found(idle);
+/// sleep.work_found();
 /// assert_eq!(sleep.counters().inactive(), 0);
 /// ```
-#[must_use = "an idle worker must report work_found (dropping the IdleState does it)"]
+#[must_use = "an IdleState is passed to no_work_found each empty round"]
 pub struct IdleState<'a> {
     sleep: &'a JecSleep,
     worker: usize,
@@ -155,12 +160,6 @@ impl IdleState<'_> {
     fn wake_partly(&mut self) {
         self.rounds = self.sleep.policy.rounds_until_sleepy();
         self.sleepy_jec = None;
-    }
-}
-
-impl Drop for IdleState<'_> {
-    fn drop(&mut self) {
-        self.sleep.stop_looking(self.worker);
     }
 }
 
@@ -245,7 +244,6 @@ impl JecSleep {
                 .map(|_| {
                     CachePadded::new(Worker {
                         sleep: WorkerSleep::new(),
-                        looking: AtomicU32::new(0),
                     })
                 })
                 .collect(),
@@ -346,25 +344,32 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `worker` is out of range, or if that worker is already looking
-    /// (its previous `IdleState` is still alive).
+    /// - if `worker` is out of range;
+    /// - if every worker is already counted as looking, which means some
+    ///   earlier search never ended with `work_found`. The counters are left
+    ///   as they were. (The counters are anonymous, so a search left open
+    ///   while other workers are busy is caught only once the count is
+    ///   full.)
     ///
     /// # Examples
     ///
     /// ```
     /// let sleep = eventcount::JecSleep::new(2);
     /// let idle = sleep.start_looking(1);
-    /// sleep.work_found(idle);
+    /// sleep.work_found();
     /// ```
     pub fn start_looking(&self, worker: usize) -> IdleState<'_> {
-        let slot = self.worker("start_looking", worker);
-        if slot.looking.swap(1, Ordering::Relaxed) != 0 {
+        self.worker("start_looking", worker);
+        let before = self.counters.add_inactive();
+        if before.inactive() as usize >= self.workers.len() {
+            self.counters.sub_inactive();
             panic!(
-                "start_looking: worker {worker} is already looking for work; \
-                 end its IdleState with work_found first"
+                "start_looking: worker {worker} would be looking for work while all {} \
+                 workers already are ({before:?}); a search was started without \
+                 work_found ending it",
+                self.workers.len()
             );
         }
-        self.counters.add_inactive();
         IdleState {
             sleep: self,
             worker,
@@ -373,32 +378,52 @@ impl JecSleep {
         }
     }
 
-    /// The idle worker found work. Wakes up to two sleepers to help, as
+    /// The calling worker, which is looking for work, found some: it no
+    /// longer counts as inactive. Wakes up to two sleepers to help, as
     /// rayon-core does whenever any worker leaves its idle loop (see
     /// docs/jec-sleep.md, "work_found").
+    ///
+    /// It takes no `IdleState`: the counters are anonymous, and a loop like
+    /// rayon-core's calls `work_found()` while its idle state is still in
+    /// scope. Call it exactly once per [`start_looking`](JecSleep::start_looking).
+    ///
+    /// # Panics
+    ///
+    /// If no awake worker is counted as looking: a `work_found` without its
+    /// `start_looking`. The counters are left as they were.
     ///
     /// # Examples
     ///
     /// ```
     /// let sleep = eventcount::JecSleep::new(1);
     /// let idle = sleep.start_looking(0);
-    /// sleep.work_found(idle);
+    /// sleep.work_found();
     /// assert_eq!(sleep.counters().inactive(), 0);
     /// ```
-    pub fn work_found(&self, idle: IdleState<'_>) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "work_found: the IdleState of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
-        drop(idle);
+    #[inline]
+    pub fn work_found(&self) {
+        let before = self.counters.sub_inactive();
+        // The caller is awake and counted inactive, so the old word counts
+        // at least one inactive worker that is not sleeping.
+        if before.awake_but_idle() == 0 {
+            self.work_found_without_start(before);
+        }
+        // Rayon's rule: up to two sleepers, whenever any worker leaves its
+        // idle loop.
+        let to_wake = before.sleeping().min(2);
+        if to_wake > 0 {
+            self.wake_any(to_wake);
+        }
     }
 
-    /// The body of `work_found`, run by `IdleState::drop`.
-    fn stop_looking(&self, worker: usize) {
-        self.workers[worker].looking.store(0, Ordering::Relaxed);
-        let to_wake = self.counters.sub_inactive();
-        self.wake_any(to_wake);
+    #[cold]
+    #[inline(never)]
+    fn work_found_without_start(&self, before: Counters) -> ! {
+        self.counters.add_inactive();
+        panic!(
+            "work_found: no awake worker is looking for work ({before:?}); \
+             each work_found must end a search begun with start_looking"
+        );
     }
 
     /// One empty search round. Rounds before the sleepy round pass per the
@@ -427,7 +452,7 @@ impl JecSleep {
     /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
     /// latch.set();
     /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
-    /// sleep.work_found(idle);
+    /// sleep.work_found();
     /// ```
     pub fn no_work_found(
         &self,
@@ -470,7 +495,7 @@ impl JecSleep {
     ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// }
     /// assert_eq!(sleep.counters().sleeping(), 0);
-    /// sleep.work_found(idle);
+    /// sleep.work_found();
     /// ```
     pub fn no_work_found_until(
         &self,

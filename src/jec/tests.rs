@@ -185,7 +185,7 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
     }
     assert_eq!(expected, 11, "the cycles must have crossed the wrap");
 
-    sleep.work_found(idle);
+    sleep.work_found();
     let end = sleep.counters();
     assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{end:?}");
     assert_eq!(end.jec(), expected);
@@ -241,7 +241,7 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
         assert_eq!(format!("{latch:?}"), "CoreLatch(\"unset\")", "{name}");
         assert_eq!(idle.rounds(), 0, "{name}: fully woken");
 
-        sleep.work_found(idle);
+        sleep.work_found();
         let end = sleep.counters();
         assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{name}: {end:?}");
     });
@@ -289,6 +289,7 @@ fn rollover_then_post_while_registered_wakes_the_sleeper() {
         assert_eq!(check.calls(), 1);
         let c = sleep.counters();
         assert_eq!((c.sleeping(), c.inactive()), (0, 1), "{c:?}");
+        sleep.work_found();
         drop(idle);
         assert_eq!(sleep.counters().inactive(), 0);
     });
