@@ -358,6 +358,7 @@ impl JecSleep {
     /// let idle = sleep.start_looking(1);
     /// sleep.work_found();
     /// ```
+    #[inline]
     pub fn start_looking(&self, worker: usize) -> IdleState<'_> {
         self.worker("start_looking", worker);
         let before = self.counters.add_inactive();

@@ -1,0 +1,125 @@
+//! Running cargo (and the workloads) as child processes, with a watchdog,
+//! and copying directory trees.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A failure of this tool, with a message that names what failed.
+pub type Error = String;
+
+/// Run `command` to completion, capturing its output, and kill it if it
+/// runs past `limit` (a hung test suite must fail, not stall the run).
+pub fn output_within(command: &mut Command, limit: Duration) -> Result<Output, Error> {
+    let shown = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot start {shown}: {err}"))?;
+    // Drain both pipes on their own threads, so a chatty child never blocks
+    // on a full pipe while we wait for it.
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{shown} was still running after {} s: killed (a hang?)",
+                    limit.as_secs()
+                ));
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(50)),
+            Err(err) => return Err(format!("waiting for {shown}: {err}")),
+        }
+    };
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
+
+fn drain<R: io::Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// Run `command`, and fail with its stderr unless it succeeds.
+pub fn checked(command: &mut Command, limit: Duration) -> Result<Output, Error> {
+    let shown = format!("{command:?}");
+    let output = output_within(command, limit)?;
+    if !output.status.success() {
+        return Err(format!(
+            "{shown} failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(output)
+}
+
+/// `cargo`, as the one that runs this tool (`$CARGO` when run by cargo).
+pub fn cargo() -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    // The scratch workspaces have their own target directories; a caller's
+    // CARGO_TARGET_DIR would mix them up.
+    command.env_remove("CARGO_TARGET_DIR");
+    command
+}
+
+/// Copy the directory tree `from` to `to` (created; must not exist).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), Error> {
+    copy_tree_io(from, to)
+        .map_err(|err| format!("copying {} to {}: {err}", from.display(), to.display()))
+}
+
+fn copy_tree_io(from: &Path, to: &Path) -> io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree_io(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Remove `dir` if it exists.
+pub fn remove_tree(dir: &Path) -> Result<(), Error> {
+    match fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(format!("removing {}: {err}", dir.display())),
+    }
+}
+
+/// Write `text` to `path`, creating its directory.
+pub fn write(path: &Path, text: &str) -> Result<(), Error> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|err| format!("creating {}: {err}", dir.display()))?;
+    }
+    fs::write(path, text).map_err(|err| format!("writing {}: {err}", path.display()))
+}
+
+/// Read `path` as text.
+pub fn read(path: &Path) -> Result<String, Error> {
+    fs::read_to_string(path).map_err(|err| format!("reading {}: {err}", path.display()))
+}

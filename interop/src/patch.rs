@@ -1,0 +1,257 @@
+//! The edit that puts rayon-core on eventcount, made by code on a scratch
+//! copy, and the count of the lines it changes in rayon's files.
+//!
+//! It is as small as the wiring allows:
+//! - `src/sleep/` (rayon's protocol) is replaced by the shim in
+//!   `interop/rayon/sleep.rs`, generic over `eventcount::SleepProtocol`;
+//! - in `src/latch.rs`, rayon's `CoreLatch` (its four state constants, the
+//!   struct and its impl) is removed and `eventcount::CoreLatch` used
+//!   instead: the same four states and the same methods;
+//! - `Cargo.toml` gains the `eventcount` dependency and the features that
+//!   choose the protocol (`jec`, the default, or `notifier`).
+//!
+//! Every other file of rayon-core, and all of rayon, stays as published.
+//! The edit looks items up by their first line and fails loudly if one is
+//! missing or ambiguous, so a different rayon-core cannot be half-patched.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::cmd::{self, Error};
+use crate::sources::{self, RAYON_CORE_VERSION, RAYON_VERSION};
+
+/// The shim that becomes rayon-core's `src/sleep/mod.rs`.
+const SHIM: &str = include_str!("../rayon/sleep.rs");
+
+/// A patched workspace: rayon-core on eventcount, and rayon using it.
+pub struct Tree {
+    /// The scratch workspace (rayon-core and rayon are its members).
+    pub root: PathBuf,
+    /// What the edit changed.
+    pub edit: EditReport,
+}
+
+/// Lines removed from and added to one of rayon-core's files.
+pub struct FileEdit {
+    path: &'static str,
+    what: &'static str,
+    removed: usize,
+    added: usize,
+    /// Lines that are eventcount's shim, not an edit of rayon's code.
+    shim: bool,
+}
+
+/// Every file the edit touched.
+pub struct EditReport {
+    files: Vec<FileEdit>,
+}
+
+impl EditReport {
+    /// Lines removed or added in rayon's own files (the shim's lines are
+    /// counted apart: they replace rayon's sleep module wholesale).
+    pub fn rayon_lines_changed(&self) -> usize {
+        self.files
+            .iter()
+            .map(|f| f.removed + if f.shim { 0 } else { f.added })
+            .sum()
+    }
+
+    fn outside_sleep(&self) -> (usize, usize) {
+        self.files
+            .iter()
+            .filter(|f| !f.path.starts_with("src/sleep/"))
+            .fold((0, 0), |(r, a), f| (r + f.removed, a + f.added))
+    }
+
+    fn shim_lines(&self) -> usize {
+        self.files.iter().filter(|f| f.shim).map(|f| f.added).sum()
+    }
+}
+
+impl fmt::Display for EditReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "edit to rayon-core {RAYON_CORE_VERSION} (rayon {RAYON_VERSION} is used as published):"
+        )?;
+        for file in &self.files {
+            writeln!(
+                f,
+                "  {:<22} -{:<4} +{:<4} {}",
+                file.path, file.removed, file.added, file.what
+            )?;
+        }
+        let (removed, added) = self.outside_sleep();
+        let sleep_removed: usize = self
+            .files
+            .iter()
+            .filter(|f| f.path.starts_with("src/sleep/"))
+            .map(|f| f.removed)
+            .sum();
+        writeln!(
+            f,
+            "lines changed in rayon's files: {} ({} outside the sleep module: -{removed} +{added}; \
+             the sleep module's {sleep_removed} lines replaced by a {}-line shim)",
+            self.rayon_lines_changed(),
+            removed + added,
+            self.shim_lines(),
+        )
+    }
+}
+
+/// Fetch the sources and build a fresh patched workspace under `scratch`.
+pub fn prepare(scratch: &Path) -> Result<Tree, Error> {
+    let sources = sources::fetch(scratch)?;
+    let root = scratch.join("patched");
+    cmd::remove_tree(&root)?;
+    let rayon_core = root.join("rayon-core");
+    cmd::copy_tree(&sources.rayon_core, &rayon_core)?;
+    cmd::copy_tree(&sources.rayon, &root.join("rayon"))?;
+    let edit = apply(&rayon_core, &crate::repo_root())?;
+    cmd::write(
+        &root.join("Cargo.toml"),
+        r#"# Written by eventcount's rayon-interop. rayon-core is the patched copy;
+# rayon, unchanged, is pointed at it.
+[workspace]
+members = ["rayon-core", "rayon"]
+resolver = "2"
+
+[patch.crates-io]
+rayon-core = { path = "rayon-core" }
+"#,
+    )?;
+    Ok(Tree { root, edit })
+}
+
+/// Apply the edit to the rayon-core copy at `dir`; `eventcount` is the
+/// crate's root directory.
+fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
+    let mut files = Vec::new();
+
+    // 1. The sleep module: rayon's protocol out, the shim in.
+    for (path, what) in [
+        (
+            "src/sleep/counters.rs",
+            "removed (the packed counters are eventcount's)",
+        ),
+        (
+            "src/sleep/README.md",
+            "removed (the protocol's doc is eventcount's docs/jec-sleep.md)",
+        ),
+    ] {
+        let file = dir.join(path);
+        let removed = line_count(&cmd::read(&file)?);
+        std::fs::remove_file(&file).map_err(|err| format!("removing {}: {err}", file.display()))?;
+        files.push(FileEdit {
+            path,
+            what,
+            removed,
+            added: 0,
+            shim: false,
+        });
+    }
+    let module = dir.join("src/sleep/mod.rs");
+    let removed = line_count(&cmd::read(&module)?);
+    cmd::write(&module, SHIM)?;
+    files.push(FileEdit {
+        path: "src/sleep/mod.rs",
+        what: "replaced by eventcount's shim (interop/rayon/sleep.rs)",
+        removed,
+        added: line_count(SHIM),
+        shim: true,
+    });
+
+    // 2. latch.rs: CoreLatch is eventcount's.
+    let latch = dir.join("src/latch.rs");
+    let text = cmd::read(&latch)?;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut removed = 0;
+    for state in ["UNSET", "SLEEPY", "SLEEPING", "SET"] {
+        removed += remove_item(&mut lines, &format!("const {state}: usize = "), false)?.1;
+    }
+    removed += remove_item(&mut lines, "impl CoreLatch {", true)?.1;
+    let (at, n) = remove_item(&mut lines, "pub(super) struct CoreLatch {", true)?;
+    removed += n;
+    lines.insert(at, String::new());
+    lines.insert(at, "pub(super) use eventcount::CoreLatch;".to_string());
+    cmd::write(&latch, &(lines.join("\n") + "\n"))?;
+    files.push(FileEdit {
+        path: "src/latch.rs",
+        what: "rayon's CoreLatch out, `pub(super) use eventcount::CoreLatch;` in",
+        removed,
+        added: 1,
+        shim: false,
+    });
+
+    // 3. Cargo.toml: the dependency and the protocol features.
+    let manifest = dir.join("Cargo.toml");
+    let text = cmd::read(&manifest)?;
+    let features = "[features]\n";
+    if text.matches(features).count() != 1 {
+        return Err(format!(
+            "{}: expected one [features] table",
+            manifest.display()
+        ));
+    }
+    let feature_lines = "default = [\"jec\"]\njec = []\nnotifier = []\n";
+    let dependency = format!(
+        "\n[dependencies.eventcount]\npath = {}\n",
+        serde_json::Value::String(eventcount.display().to_string())
+    );
+    let text = text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;
+    cmd::write(&manifest, &text)?;
+    files.push(FileEdit {
+        path: "Cargo.toml",
+        what: "the eventcount dependency; features jec (default) and notifier",
+        removed: 0,
+        added: line_count(feature_lines) + line_count(&dependency),
+        shim: false,
+    });
+
+    Ok(EditReport { files })
+}
+
+/// Remove the item whose first line starts with `head` (exactly one must),
+/// with the doc comments and attributes right above it and, for a block
+/// item, everything down to its closing `}` at the start of a line; one
+/// blank line after it goes too. Returns where it was and how many
+/// non-blank lines went.
+fn remove_item(lines: &mut Vec<String>, head: &str, block: bool) -> Result<(usize, usize), Error> {
+    let found: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with(head))
+        .collect();
+    let &[at] = found.as_slice() else {
+        return Err(format!(
+            "latch.rs: expected one line starting with `{head}`, found {}",
+            found.len()
+        ));
+    };
+    let mut start = at;
+    while start > 0 {
+        let above = lines[start - 1].trim_start();
+        if above.starts_with("///") || above.starts_with("#[") {
+            start -= 1;
+        } else {
+            break;
+        }
+    }
+    let mut end = at;
+    if block {
+        end = (at..lines.len())
+            .find(|&i| lines[i] == "}")
+            .ok_or_else(|| format!("latch.rs: no closing brace for `{head}`"))?;
+    }
+    if lines.get(end + 1).is_some_and(|l| l.trim().is_empty()) {
+        end += 1;
+    }
+    let removed = lines
+        .drain(start..=end)
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    Ok((start, removed))
+}
+
+/// Lines that say something: blank lines are not counted anywhere.
+fn line_count(text: &str) -> usize {
+    text.lines().filter(|l| !l.trim().is_empty()).count()
+}
