@@ -411,10 +411,7 @@ bad command line.
     }
 
     fn diff(after: SleepStats, before: SleepStats) -> SleepStats {
-        SleepStats {
-            waits: after.waits - before.waits,
-            wakes: after.wakes - before.wakes,
-        }
+        after - before
     }
 
     // ---------------------------------------------------------------------------
@@ -1025,8 +1022,8 @@ bad command line.
         /// Workers asleep right now (ours only).
         fn sleeping(&self) -> Option<usize> {
             match self {
-                AnyPool::Jec(p) => Some(p.sleep().sleeping_workers()),
-                AnyPool::Notifier(p) => Some(p.sleep().sleeping_workers()),
+                AnyPool::Jec(p) => Some(p.sleep().num_sleeping()),
+                AnyPool::Notifier(p) => Some(p.sleep().num_sleeping()),
                 AnyPool::Rayon(_) => None,
             }
         }

@@ -5,25 +5,27 @@ use std::fmt;
 /// A sleep primitive was asked for more waiter slots than its packed state
 /// word can count.
 ///
-/// Returned by [`Notifier::try_new`](crate::Notifier::try_new); the panicking
-/// constructors print the same message.
+/// Returned by the `try_new` and `try_with_policy` constructors of
+/// [`Notifier`](crate::Notifier), [`JecSleep`](crate::JecSleep) and
+/// [`NotifierSleep`](crate::NotifierSleep); the panicking constructors print
+/// the same message.
 ///
 /// # Examples
 ///
 /// ```
 /// use eventcount::Notifier;
 ///
-/// let too_many = Notifier::capacity() + 1;
+/// let too_many = Notifier::MAX_CAPACITY + 1;
 /// let err = Notifier::try_new(too_many).unwrap_err();
 /// assert_eq!(err.requested(), too_many);
-/// assert_eq!(err.capacity(), Notifier::capacity());
+/// assert_eq!(err.max_capacity(), Notifier::MAX_CAPACITY);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CapacityError {
     what: &'static str,
     unit: &'static str,
     requested: usize,
-    capacity: usize,
+    max_capacity: usize,
 }
 
 impl CapacityError {
@@ -31,24 +33,26 @@ impl CapacityError {
         what: &'static str,
         unit: &'static str,
         requested: usize,
-        capacity: usize,
+        max_capacity: usize,
     ) -> Self {
         CapacityError {
             what,
             unit,
             requested,
-            capacity,
+            max_capacity,
         }
     }
 
     /// How many slots (or workers) were asked for.
+    #[must_use]
     pub fn requested(&self) -> usize {
         self.requested
     }
 
-    /// The most the layout allows.
-    pub fn capacity(&self) -> usize {
-        self.capacity
+    /// The most the layout allows: the type's `MAX_CAPACITY`.
+    #[must_use]
+    pub fn max_capacity(&self) -> usize {
+        self.max_capacity
     }
 }
 
@@ -57,7 +61,7 @@ impl fmt::Display for CapacityError {
         write!(
             f,
             "{} supports at most {} {}, but {} were requested",
-            self.what, self.capacity, self.unit, self.requested
+            self.what, self.max_capacity, self.unit, self.requested
         )
     }
 }

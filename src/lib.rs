@@ -53,50 +53,68 @@
 //!
 //! The protocol, its memory orderings and the proof that no wakeup is lost
 //! are in `docs/notifier.md` in the repository.
+//!
+//! # What is in it
+//!
+//! - [`Notifier`]: the event count above. [`PreparedWait`] is its token.
+//! - [`JecSleep`]: rayon-core's jobs-event-counter sleep protocol as an
+//!   adapter for any work-stealing pool (`docs/jec-sleep.md`). [`JecIdle`]
+//!   is what an idle worker carries; [`Counters`] decodes its packed word.
+//! - [`SleepProtocol`]: the one trait a scheduler's worker loop calls,
+//!   implemented by [`JecSleep`] and by [`NotifierSleep`] (the notifier with
+//!   an idle policy; [`NotifierIdle`] is its idle state). rayon-core runs on
+//!   it (`docs/rayon.md`).
+//! - [`CoreLatch`]: the four-state latch a worker sleeps against, shared by
+//!   both protocols.
+//! - [`IdlePolicy`]: how long an idle worker spins and yields before it
+//!   sleeps. [`WaitOutcome`] says why a timed wait returned,
+//!   [`SleepStats`] counts futex calls, and [`CapacityError`] reports a
+//!   constructor asked for too much. [`parking_backend`] tells how this
+//!   build parks a thread.
+//!
+//! The crate has no unsafe code: the futex calls go through rustix's safe
+//! wrappers.
 
-// Unsafe code is denied everywhere but `sync/futex_linux.rs`, the one
-// syscall atomic-wait lacks (a futex wait with a timeout).
-#![deny(
-    unsafe_code,
-    unsafe_op_in_unsafe_fn,
-    clippy::undocumented_unsafe_blocks
-)]
+#![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
-mod error;
-mod idle;
-mod jec;
-mod notifier;
-mod notifier_sleep;
-mod outcome;
-mod protocol;
-mod stats;
+// The modules, from the bottom up: each uses only those above it.
 mod sync;
 
+mod backend;
+mod error;
+mod latch;
+mod outcome;
+mod policy;
+mod stats;
+
+mod jec;
+mod notifier;
+
+mod protocol;
+
+pub use backend::{parking_backend, ParkingBackend};
 pub use error::CapacityError;
-pub use idle::IdlePolicy;
-pub use jec::{CoreLatch, Counters, IdleState, JecSleep};
+pub use jec::{Counters, JecIdle, JecSleep};
+pub use latch::CoreLatch;
 pub use notifier::{Notifier, PreparedWait};
 pub use outcome::WaitOutcome;
+pub use policy::IdlePolicy;
 pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
 pub use stats::SleepStats;
 
-/// Which parking backend this build uses: `"futex"` (Linux and Android: the
-/// futex syscall, through `atomic-wait` plus a timed `FUTEX_WAIT`) or
-/// `"portable"` (every other target, or `--cfg eventcount_fallback`: a std
-/// `Mutex` + `Condvar` per waiter word). Both give the same guarantees; the
-/// portable one takes a per-waiter lock on each sleep and wake.
-///
-/// # Examples
-///
-/// ```
-/// let backend = eventcount::parking_backend();
-/// assert!(backend == "futex" || backend == "portable");
-/// ```
-pub fn parking_backend() -> &'static str {
-    match sync::backend() {
-        sync::Backend::Futex => "futex",
-        sync::Backend::Portable => "portable",
-        sync::Backend::Loom => "loom",
-    }
-}
+// Every public type may cross threads: a protocol is shared by its workers,
+// and an idle state or a token may be handed to another thread with them.
+static_assertions::assert_impl_all!(CapacityError: Send, Sync);
+static_assertions::assert_impl_all!(CoreLatch: Send, Sync);
+static_assertions::assert_impl_all!(Counters: Send, Sync);
+static_assertions::assert_impl_all!(IdlePolicy: Send, Sync);
+static_assertions::assert_impl_all!(JecIdle<'static>: Send, Sync);
+static_assertions::assert_impl_all!(JecSleep: Send, Sync);
+static_assertions::assert_impl_all!(Notifier: Send, Sync);
+static_assertions::assert_impl_all!(NotifierIdle<'static>: Send, Sync);
+static_assertions::assert_impl_all!(NotifierSleep: Send, Sync);
+static_assertions::assert_impl_all!(ParkingBackend: Send, Sync);
+static_assertions::assert_impl_all!(PreparedWait<'static>: Send, Sync);
+static_assertions::assert_impl_all!(SleepStats: Send, Sync);
+static_assertions::assert_impl_all!(WaitOutcome: Send, Sync);

@@ -129,8 +129,8 @@ fn foreign_idle_state_panic_leaves_both_counters_right() {
 fn try_with_policy_too_many_is_an_error_naming_both_numbers() {
     let err = JecSleep::try_with_policy(65_536, IdlePolicy::default()).unwrap_err();
     assert_eq!(err.requested(), 65_536);
-    assert_eq!(err.capacity(), 65_535);
-    assert_eq!(err.capacity(), JecSleep::max_workers());
+    assert_eq!(err.max_capacity(), 65_535);
+    assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
     let message = err.to_string();
     assert!(message.contains("65536"), "{message}");
     assert!(message.contains("65535"), "{message}");
@@ -139,9 +139,9 @@ fn try_with_policy_too_many_is_an_error_naming_both_numbers() {
 
 #[test]
 fn try_with_policy_at_the_limit_is_ok() {
-    let sleep = JecSleep::try_with_policy(JecSleep::max_workers(), IdlePolicy::default())
+    let sleep = JecSleep::try_with_policy(JecSleep::MAX_CAPACITY, IdlePolicy::default())
         .expect("max_workers() workers must fit");
-    assert_eq!(sleep.num_workers(), 65_535);
+    assert_eq!(sleep.capacity(), 65_535);
     // The last index works.
     let _idle = sleep.start_looking(65_534);
     assert_eq!(sleep.counters().inactive(), 1);
@@ -149,7 +149,7 @@ fn try_with_policy_at_the_limit_is_ok() {
     assert_eq!(sleep.counters().inactive(), 0);
 }
 
-/// `work_found` ends a search, not the `IdleState`'s drop: a loop that can
+/// `work_found` ends a search, not the `JecIdle`'s drop: a loop that can
 /// unwind while idle ends its search on the way out, here with a guard.
 #[test]
 fn a_worker_unwinding_while_idle_ends_its_search_with_a_guard() {
@@ -209,7 +209,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
     }));
     assert!(result.is_err());
     assert_eq!(sleep.counters().sleeping(), 0, "{:?}", sleep.counters());
-    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(sleep.num_sleeping(), 0);
     sleep.work_found();
     assert_eq!(sleep.counters().inactive(), 0);
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");

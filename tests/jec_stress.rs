@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount::{CoreLatch, IdlePolicy, IdleState, JecSleep, WaitOutcome};
+use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
 const WORKERS: usize = 16;
 const INJECTORS: usize = 4;
@@ -301,7 +301,7 @@ impl Pool {
     }
 
     /// One empty round of an idle loop, sleeping against `latch`.
-    fn idle_round(&self, idle: &mut IdleState<'_>, latch: &CoreLatch) {
+    fn idle_round(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) {
         let has_injected_jobs = || self.has_injected_jobs();
         match self.sleep_limit {
             None => self.sleep.no_work_found(idle, latch, has_injected_jobs),
@@ -394,7 +394,7 @@ impl Pool {
                      outstanding {}, counters {:?}, sleeping workers {}",
                     self.outstanding.load(Ordering::Acquire),
                     self.sleep.counters(),
-                    self.sleep.sleeping_workers()
+                    self.sleep.num_sleeping()
                 );
             }
             thread::sleep(Duration::from_millis(1));
@@ -410,7 +410,7 @@ impl Pool {
     fn wait_all_asleep(&self, what: &str) {
         let n = WORKERS as u32;
         self.wait_until(what, || self.sleep.counters().sleeping() == n);
-        self.wait_until(what, || self.sleep.sleeping_workers() == WORKERS);
+        self.wait_until(what, || self.sleep.num_sleeping() == WORKERS);
         let c = self.sleep.counters();
         assert_eq!(c.sleeping(), n, "{what}: {c:?}");
         assert_eq!(
@@ -418,7 +418,7 @@ impl Pool {
             n,
             "{what}: asleep but not counted inactive: {c:?}"
         );
-        assert_eq!(self.sleep.sleeping_workers(), WORKERS, "{what}");
+        assert_eq!(self.sleep.num_sleeping(), WORKERS, "{what}");
         assert!(self.injector.lock().unwrap().is_empty(), "{what}");
         for (w, local) in self.locals.iter().enumerate() {
             assert!(
@@ -521,7 +521,7 @@ impl Running {
         let c = pool.sleep.counters();
         assert_eq!(c.sleeping(), 0, "{what}: {c:?}");
         assert_eq!(c.inactive(), 0, "{what}: {c:?}");
-        assert_eq!(pool.sleep.sleeping_workers(), 0, "{what}");
+        assert_eq!(pool.sleep.num_sleeping(), 0, "{what}");
     }
 }
 

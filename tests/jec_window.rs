@@ -18,7 +18,7 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
 
-use eventcount::{CoreLatch, IdlePolicy, IdleState, JecSleep, WaitOutcome};
+use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
 const UNSET: &str = "CoreLatch(\"unset\")";
 
@@ -31,7 +31,7 @@ fn eager(workers: usize) -> JecSleep {
 /// counting its runs.
 ///
 /// The worker is registered as a sleeper while the closure runs, and a panic
-/// unwinding from there leaves it registered: the `IdleState`'s drop then
+/// unwinding from there leaves it registered: the `JecIdle`'s drop then
 /// trips a debug assertion and the whole test binary aborts. So a failed
 /// assertion inside is caught, the closure returns true (the worker cancels
 /// its sleep cleanly), and [`FinalCheck::rethrow`] raises it once
@@ -84,7 +84,7 @@ impl FinalCheck {
 }
 
 /// One sleepy round: the JEC must end even and the final check not run.
-fn sleepy_round(sleep: &JecSleep, idle: &mut IdleState<'_>, latch: &CoreLatch, what: &str) {
+fn sleepy_round(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch, what: &str) {
     let check = FinalCheck::new();
     sleep.no_work_found(idle, latch, check.unreached());
     assert_eq!(
@@ -170,7 +170,7 @@ fn posted_between_sleepy_and_sleeping_cas(post: Post) {
         posted.jec(),
         "{post:?}: a failed sleep attempt moved the JEC"
     );
-    assert_eq!(sleep.sleeping_workers(), 0, "{post:?}");
+    assert_eq!(sleep.num_sleeping(), 0, "{post:?}");
     assert_eq!(
         latch_state(&latch),
         UNSET,
@@ -273,7 +273,7 @@ fn post_while_registered(
                     1,
                     "{name}: not registered: {registered:?}"
                 );
-                assert_eq!(sleep.sleeping_workers(), 1, "{name}");
+                assert_eq!(sleep.num_sleeping(), 1, "{name}");
                 in_window(&sleep, &latch);
                 let woken = sleep.counters();
                 assert_eq!(
@@ -281,7 +281,7 @@ fn post_while_registered(
                     0,
                     "{name}: the worker was not claimed: {woken:?}"
                 );
-                assert_eq!(sleep.sleeping_workers(), 0, "{name}");
+                assert_eq!(sleep.num_sleeping(), 0, "{name}");
                 false
             }),
         );
@@ -291,7 +291,7 @@ fn post_while_registered(
         let after = sleep.counters();
         assert_eq!(after.sleeping(), 0, "{name}: {after:?}");
         assert_eq!(after.inactive(), 1, "{name}: {after:?}");
-        assert_eq!(sleep.sleeping_workers(), 0, "{name}");
+        assert_eq!(sleep.num_sleeping(), 0, "{name}");
         // Fully woken: a new run of idle rounds.
         assert_eq!(idle.rounds(), 0, "{name}");
         sleep.work_found();
@@ -349,7 +349,7 @@ fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
             1,
             "one job, one awake idle worker: nobody needs waking"
         );
-        assert_eq!(sleep.sleeping_workers(), 1);
+        assert_eq!(sleep.num_sleeping(), 1);
         sleep.new_internal_jobs(1, false);
         sleep.work_found();
     });
@@ -427,7 +427,7 @@ fn latch_set_while_sleepy_stops_the_sleep() {
     assert!(latch.probe(), "the latch must stay set");
     let after = sleep.counters();
     assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(sleep.num_sleeping(), 0);
 
     // Every further round returns at once too.
     for _ in 0..3 {
@@ -475,7 +475,7 @@ fn final_check_finding_injected_work_stops_the_sleep() {
                 1,
                 "the final check runs registered"
             );
-            assert_eq!(sleep.sleeping_workers(), 1);
+            assert_eq!(sleep.num_sleeping(), 1);
             true
         }),
     );
@@ -489,7 +489,7 @@ fn final_check_finding_injected_work_stops_the_sleep() {
         sleepy.jec(),
         "the final check must not move the JEC"
     );
-    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(sleep.num_sleeping(), 0);
     assert_eq!(latch_state(&latch), UNSET);
     assert_eq!(idle.rounds(), 0, "fully woken: a new run of idle rounds");
 
@@ -539,7 +539,7 @@ fn counters_return_to_zero_after_a_final_check_that_found_work() {
     }
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
-    // Dropping an IdleState changes nothing: only work_found ends a search.
+    // Dropping an JecIdle changes nothing: only work_found ends a search.
     let idle = sleep.start_looking(1);
     assert_eq!(sleep.counters().inactive(), 1);
     drop(idle);
@@ -605,7 +605,7 @@ fn timed_sleep_past_its_deadline_times_out_uncounted() {
     assert_eq!(outcome, WaitOutcome::TimedOut);
     let after = sleep.counters();
     assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-    assert_eq!(sleep.sleeping_workers(), 0);
+    assert_eq!(sleep.num_sleeping(), 0);
     assert_eq!(latch_state(&latch), UNSET);
     assert_eq!(idle.rounds(), 0, "back to searching from scratch");
     sleep.work_found();

@@ -17,7 +17,7 @@ use eventcount::Notifier;
 #[test]
 #[should_panic(expected = "supports at most 65535")]
 fn new_above_capacity_panics() {
-    let _ = Notifier::new(Notifier::capacity() + 1);
+    let _ = Notifier::new(Notifier::MAX_CAPACITY + 1);
 }
 
 #[test]
@@ -119,13 +119,13 @@ fn prepare_twice_panic_keeps_first_token_valid() {
 
 #[test]
 fn try_new_above_capacity_is_an_error_naming_both_numbers() {
-    let requested = Notifier::capacity() + 1;
+    let requested = Notifier::MAX_CAPACITY + 1;
     let err = Notifier::try_new(requested).unwrap_err();
     assert_eq!(err.requested(), requested);
-    assert_eq!(err.capacity(), Notifier::capacity());
+    assert_eq!(err.max_capacity(), Notifier::MAX_CAPACITY);
     let msg = err.to_string();
     assert!(msg.contains(&requested.to_string()), "{msg}");
-    assert!(msg.contains(&Notifier::capacity().to_string()), "{msg}");
+    assert!(msg.contains(&Notifier::MAX_CAPACITY.to_string()), "{msg}");
 
     let far = Notifier::try_new(usize::MAX).unwrap_err();
     assert!(far.to_string().contains(&usize::MAX.to_string()));
@@ -133,10 +133,10 @@ fn try_new_above_capacity_is_an_error_naming_both_numbers() {
 
 #[test]
 fn try_new_at_capacity_is_ok() {
-    let n = Notifier::try_new(Notifier::capacity()).expect("capacity() slots must fit");
-    assert_eq!(n.size(), Notifier::capacity());
+    let n = Notifier::try_new(Notifier::MAX_CAPACITY).expect("capacity() slots must fit");
+    assert_eq!(n.capacity(), Notifier::MAX_CAPACITY);
     // The highest slot works.
-    let last = Notifier::capacity() - 1;
+    let last = Notifier::MAX_CAPACITY - 1;
     let wait = n.prepare_wait(last);
     assert_eq!(wait.wid(), last);
     assert!(n.notify_one());
@@ -147,8 +147,8 @@ fn try_new_at_capacity_is_ok() {
 #[test]
 fn new_with_zero_slots_works() {
     let n = Notifier::new(0);
-    assert_eq!(n.size(), 0);
-    assert_eq!(n.num_waiters(), 0);
+    assert_eq!(n.capacity(), 0);
+    assert_eq!(n.num_sleeping(), 0);
     assert!(!n.notify_one());
     assert_eq!(n.notify_n(0), 0);
     assert_eq!(n.notify_n(5), 0);
@@ -222,7 +222,7 @@ fn slot_can_be_prepared_again_after_woken_commit() {
             let _ = done_tx.send(());
         })
     };
-    while n.num_waiters() == 0 {
+    while n.num_sleeping() == 0 {
         thread::sleep(Duration::from_millis(1));
     }
     assert!(n.notify_one());
@@ -254,7 +254,7 @@ fn token_dropped_during_panic_leaves_no_pre_waiter() {
         "no waiter may be left behind: {dbg}"
     );
     assert!(!n.notify_one(), "no waiter may be left behind");
-    assert_eq!(n.num_waiters(), 0);
+    assert_eq!(n.num_sleeping(), 0);
     // And the slot is free again.
     n.cancel_wait(n.prepare_wait(1));
 }

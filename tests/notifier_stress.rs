@@ -214,7 +214,7 @@ fn producers_consumers_mutex_queue() {
             all.iter().copied().eq(1..=total),
             "every item must be consumed exactly once"
         );
-        assert_eq!(notifier.num_waiters(), 0);
+        assert_eq!(notifier.num_sleeping(), 0);
         assert!(
             !notifier.notify_one(),
             "nobody should be waiting at the end"
@@ -319,7 +319,7 @@ fn producers_consumers_lockstep_bursts() {
             assert_eq!(pending[p].load(Ordering::Relaxed), 0);
             assert_eq!(taken[p].load(Ordering::Relaxed), ITEMS_PER_PRODUCER);
         }
-        assert_eq!(notifier.num_waiters(), 0);
+        assert_eq!(notifier.num_sleeping(), 0);
         assert!(!notifier.notify_one());
     });
 }
@@ -338,14 +338,14 @@ fn notify_between_prepare_and_commit_single_thread() {
         |_| {
             let n = Notifier::new(1);
             let wait = n.prepare_wait(0);
-            assert_eq!(n.num_waiters(), 0, "a prepared waiter is not committed");
+            assert_eq!(n.num_sleeping(), 0, "a prepared waiter is not committed");
             assert!(n.notify_one(), "the prepared waiter must be reached");
             assert!(
                 !n.notify_one(),
                 "the only waiter already holds a notification"
             );
             n.commit_wait(wait); // must not sleep
-            assert_eq!(n.num_waiters(), 0);
+            assert_eq!(n.num_sleeping(), 0);
             assert!(!n.notify_one());
 
             // The same through notify_n and notify_all.
@@ -428,7 +428,7 @@ fn notify_between_prepare_and_commit_threaded() {
             hb.beat();
         }
         waiter.join().unwrap();
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one());
     });
 }
@@ -468,7 +468,7 @@ fn notify_races_commit_threaded() {
             hb.beat();
         }
         waiter.join().unwrap();
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one());
     });
 }
@@ -492,12 +492,12 @@ fn cancel_of_signalled_pre_waiter_forwards_to_sleeper() {
                         n.commit_wait(wait);
                     })
                 };
-                wait_until(|| n.num_waiters() == 1);
+                wait_until(|| n.num_sleeping() == 1);
                 let p = n.prepare_wait(1);
                 // The most recent waiter goes first: the notification goes
                 // to `p`, and the sleeper stays committed and stacked.
                 assert!(n.notify_one());
-                assert_eq!(n.num_waiters(), 1, "the sleeper must not be popped");
+                assert_eq!(n.num_sleeping(), 1, "the sleeper must not be popped");
                 let dbg = format!("{n:?}");
                 assert!(
                     dbg.contains("top: 0"),
@@ -505,7 +505,7 @@ fn cancel_of_signalled_pre_waiter_forwards_to_sleeper() {
                 );
                 n.cancel_wait(p); // forwards the signal to the sleeper
                 sleeper.join().unwrap();
-                assert_eq!(n.num_waiters(), 0);
+                assert_eq!(n.num_sleeping(), 0);
                 assert!(!n.notify_one());
                 hb.beat();
             }
@@ -525,11 +525,11 @@ fn dropped_signalled_token_forwards_to_sleeper() {
                 n.commit_wait(wait);
             })
         };
-        wait_until(|| n.num_waiters() == 1);
+        wait_until(|| n.num_sleeping() == 1);
         {
             let _p = n.prepare_wait(1);
             assert!(n.notify_one());
-            assert_eq!(n.num_waiters(), 1, "the sleeper must not be popped");
+            assert_eq!(n.num_sleeping(), 1, "the sleeper must not be popped");
         }
         sleeper.join().unwrap();
         assert!(!n.notify_one());
@@ -563,16 +563,16 @@ fn notify_n_releases_exactly_n() {
                 })
                 .collect();
 
-            wait_until(|| n.num_waiters() == WAITERS);
+            wait_until(|| n.num_sleeping() == WAITERS);
 
             permits.store(3, Ordering::Release);
             assert_eq!(n.notify_n(3), 3, "size {size}: notify_n(3) with 8 asleep");
             wait_until(|| exited.load(Ordering::Acquire) == 3);
-            wait_until(|| n.num_waiters() == WAITERS - 3);
+            wait_until(|| n.num_sleeping() == WAITERS - 3);
             // Stays at 5 for a while: nobody else was released.
             let until = Instant::now() + Duration::from_millis(50);
             while Instant::now() < until {
-                let now = n.num_waiters();
+                let now = n.num_sleeping();
                 assert_eq!(now, WAITERS - 3, "size {size}: waiters changed to {now}");
                 assert_eq!(exited.load(Ordering::Acquire), 3);
                 thread::sleep(Duration::from_millis(1));
@@ -585,7 +585,7 @@ fn notify_n_releases_exactly_n() {
                 waiter.join().unwrap();
             }
             assert_eq!(exited.load(Ordering::Acquire), WAITERS);
-            assert_eq!(n.num_waiters(), 0);
+            assert_eq!(n.num_sleeping(), 0);
             assert!(!n.notify_one());
             assert_eq!(n.notify_n(WAITERS), 0);
         });
@@ -605,13 +605,13 @@ fn notify_n_larger_than_size_releases_all() {
                 thread::spawn(move || take_permit(&n, wid, &permits))
             })
             .collect();
-        wait_until(|| n.num_waiters() == 4);
+        wait_until(|| n.num_sleeping() == 4);
         permits.store(4, Ordering::Release);
         assert_eq!(n.notify_n(100), 4);
         for waiter in waiters {
             waiter.join().unwrap();
         }
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert_eq!(n.notify_n(100), 0);
     });
 }
@@ -652,7 +652,7 @@ fn prepare_cancel_storm() {
                             1 => drop(wait),
                             _ => {
                                 // Re-check something, then cancel.
-                                std::hint::black_box(n.num_waiters());
+                                std::hint::black_box(n.num_sleeping());
                                 n.cancel_wait(wait);
                             }
                         }
@@ -692,7 +692,7 @@ fn prepare_cancel_storm() {
                     start.wait();
                     let mut i = k;
                     while !cancellers_done.load(Ordering::Acquire) {
-                        let size = n.size();
+                        let size = n.capacity();
                         match i % 4 {
                             0 | 1 => assert!(usize::from(n.notify_one()) <= 1),
                             2 => assert!(n.notify_n(1 + i % 5) <= size),
@@ -723,7 +723,7 @@ fn prepare_cancel_storm() {
         // Nothing left behind. (Waits cancelled below the top may still sit
         // on the stack, marked cancelled; a notify skips them and reports
         // that nobody was released.)
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one(), "nobody waits after the storm");
         let dbg = format!("{n:?}");
         assert!(dbg.contains("top: empty"), "{dbg}");
@@ -747,11 +747,11 @@ fn prepare_cancel_storm() {
                     }
                 })
             };
-            wait_until(|| n.num_waiters() == 1);
+            wait_until(|| n.num_sleeping() == 1);
             woken.store(true, Ordering::Release);
             assert!(n.notify_one(), "the sleeping waiter must be released");
             waiter.join().unwrap();
-            assert_eq!(n.num_waiters(), 0);
+            assert_eq!(n.num_sleeping(), 0);
             assert!(!n.notify_one(), "nobody waits any more");
         }
     });
@@ -818,7 +818,7 @@ fn permit_storm_mixed_notifies() {
             waiter.join().unwrap();
         }
         assert_eq!(permits.load(Ordering::Acquire), 0);
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one());
     });
 }
@@ -915,7 +915,7 @@ fn bystander_cancels_forward_to_sleepers() {
             thread.join().unwrap();
         }
         assert_eq!(permits.load(Ordering::Acquire), 0);
-        assert_eq!(n.num_waiters(), 0);
+        assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one());
     });
 }
@@ -1015,7 +1015,7 @@ fn notify_all_reaches_waiters_with_private_conditions() {
             for bystander in bystanders {
                 bystander.join().unwrap();
             }
-            assert_eq!(n.num_waiters(), 0);
+            assert_eq!(n.num_sleeping(), 0);
             assert!(!n.notify_one());
         },
     );

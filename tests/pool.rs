@@ -218,7 +218,7 @@ fn every_worker_sleeps_once_work_ends() {
                     let waits = pool.sleep().stats().waits;
                     thread::sleep(Duration::from_millis(20));
                     assert_eq!(
-                        pool.sleep().sleeping_workers(),
+                        pool.sleep().num_sleeping(),
                         THREADS,
                         "{test}: a worker woke up idle"
                     );
@@ -238,11 +238,11 @@ fn every_worker_sleeps_once_work_ends() {
 /// gets there.
 fn wait_until_all_asleep<S: SleepProtocol + 'static>(test: &str, pool: &Pool<S>) {
     let start = Instant::now();
-    while pool.sleep().sleeping_workers() < pool.num_threads() {
+    while pool.sleep().num_sleeping() < pool.num_threads() {
         assert!(
             start.elapsed() < WATCHDOG,
             "{test}: only {} of {} workers asleep after {WATCHDOG:?}",
-            pool.sleep().sleeping_workers(),
+            pool.sleep().num_sleeping(),
             pool.num_threads()
         );
         thread::sleep(Duration::from_millis(1));

@@ -20,7 +20,7 @@ fn a_timed_wait_with_nobody_notifying_times_out_and_leaves() {
     let outcome = n.commit_wait_timeout(wait, Duration::from_millis(5));
     assert_eq!(outcome, WaitOutcome::TimedOut);
     // It left the waiter set: nobody to notify, nobody parked.
-    assert_eq!(n.num_waiters(), 0);
+    assert_eq!(n.num_sleeping(), 0);
     assert!(!n.notify_one(), "a notify found the timed-out waiter");
     // And the slot is free again at once.
     let again = n.prepare_wait(0);
@@ -57,7 +57,7 @@ fn a_notify_before_the_deadline_is_reported() {
                 assert_eq!(outcome, WaitOutcome::Notified);
             })
         };
-        while n.num_waiters() == 0 && !waiter.is_finished() {
+        while n.num_sleeping() == 0 && !waiter.is_finished() {
             thread::sleep(Duration::from_millis(1));
         }
         flag.store(true, Ordering::Release);
@@ -169,7 +169,7 @@ fn notify_waiter_wakes_exactly_that_waiter() {
             .collect();
         // Wake them one by one, from the middle of the stack outwards.
         for (woken, wid) in [3, 1, 5, 0, 4, 2].into_iter().enumerate() {
-            while n.num_waiters() < WAITERS - woken {
+            while n.num_sleeping() < WAITERS - woken {
                 thread::sleep(Duration::from_millis(1));
             }
             go[wid].store(true, Ordering::Release);
@@ -178,7 +178,7 @@ fn notify_waiter_wakes_exactly_that_waiter() {
             // Everyone else is still asleep.
             thread::sleep(Duration::from_millis(5));
             assert_eq!(
-                n.num_waiters(),
+                n.num_sleeping(),
                 WAITERS - woken - 1,
                 "a targeted wake woke someone else"
             );

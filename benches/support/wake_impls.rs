@@ -100,10 +100,7 @@ fn thread_sleeping(tid: u64) -> bool {
 }
 
 fn diff_stats(after: SleepStats, before: SleepStats) -> SleepStats {
-    SleepStats {
-        waits: after.waits - before.waits,
-        wakes: after.wakes - before.wakes,
-    }
+    after - before
 }
 
 // ---------------------------------------------------------------------------
@@ -720,7 +717,7 @@ impl Fanout {
         let deadline = Instant::now() + Duration::from_millis(100);
         loop {
             let committed = match &shared.imp {
-                FanWaker::Notifier(n) => n.num_waiters() == self.n,
+                FanWaker::Notifier(n) => n.num_sleeping() == self.n,
                 _ => true,
             };
             if committed && self.tids.iter().all(|&tid| thread_sleeping(tid)) {

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
+use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
 use pool::Pool;
 use procstat::ProcUsage;
 
@@ -220,7 +220,7 @@ fn run_ours<S: SleepProtocol + 'static>(
         walls.push(start.elapsed());
     }
     let usage = ProcUsage::now().since(&usage_before);
-    let stats = diff(pool.sleep().stats(), stats_before);
+    let stats = pool.sleep().stats() - stats_before;
     let idle_cpu = idle_cpu_after();
     pool.shutdown();
     Row {
@@ -232,13 +232,6 @@ fn run_ours<S: SleepProtocol + 'static>(
         wakes: Some(stats.wakes),
         idle_cpu,
         check,
-    }
-}
-
-fn diff(after: SleepStats, before: SleepStats) -> SleepStats {
-    SleepStats {
-        waits: after.waits - before.waits,
-        wakes: after.wakes - before.wakes,
     }
 }
 

@@ -13,8 +13,9 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
 use loom::thread;
 
-use super::{CoreLatch, JecSleep};
-use crate::idle::IdlePolicy;
+use super::JecSleep;
+use crate::latch::CoreLatch;
+use crate::policy::IdlePolicy;
 
 fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();

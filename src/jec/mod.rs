@@ -3,21 +3,22 @@
 //! docs/jec-sleep.md; this file follows it step by step.
 
 mod counters;
-mod latch;
+mod idle;
 mod worker;
 
 use crossbeam_utils::CachePadded;
 
 use crate::error::CapacityError;
-use crate::idle::IdlePolicy;
+use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
+use crate::policy::IdlePolicy;
 use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
 use std::time::Instant;
 use worker::{Registration, Wake, WorkerSleep};
 
 pub use counters::Counters;
-pub use latch::CoreLatch;
+pub use idle::JecIdle;
 
 /// The sleep manager of a pool of worker threads, after rayon-core's
 /// `Sleep`: idle workers search for a number of rounds, announce that they
@@ -82,119 +83,59 @@ pub use latch::CoreLatch;
 /// ```
 pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
-    workers: Box<[CachePadded<Worker>]>,
+    workers: Box<[CachePadded<WorkerSleep>]>,
     policy: IdlePolicy,
 }
 
-/// Per-worker state, on its own cache line.
-struct Worker {
-    sleep: WorkerSleep,
-}
-
-/// A worker's search in progress: returned by [`JecSleep::start_looking`]
-/// and passed to [`JecSleep::no_work_found`] each empty round. It carries
-/// the round count and the JEC value remembered at the sleepy announcement.
-///
-/// It does not end the search: [`JecSleep::work_found`] does, and it takes
-/// no `IdleState`, because the counters it updates are anonymous (as in
-/// rayon-core, whose loop calls `work_found()` while its idle state is still
-/// in scope). Every `start_looking` needs exactly one `work_found`, also on
-/// the way out of a worker loop that unwinds; rayon-core aborts instead.
-/// Dropping the state does nothing, and a worker may hold several: a job
-/// run after `work_found` may wait on a latch and start a nested search
-/// while the outer state is still in scope, as rayon-core's `join` does.
-///
-/// # Examples
-///
-/// ```
-/// let sleep = eventcount::JecSleep::new(1);
-/// let idle = sleep.start_looking(0);
-/// assert_eq!(idle.worker(), 0);
-/// assert_eq!(sleep.counters().inactive(), 1);
-/// sleep.work_found();
-/// assert_eq!(sleep.counters().inactive(), 0);
-/// ```
-#[must_use = "an IdleState is passed to no_work_found each empty round"]
-pub struct IdleState<'a> {
-    sleep: &'a JecSleep,
-    worker: usize,
-    rounds: u32,
-    /// The JEC value remembered when this worker got sleepy.
-    sleepy_jec: Option<u32>,
-}
-
-impl IdleState<'_> {
-    /// The worker this state belongs to.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(3);
-    /// assert_eq!(sleep.start_looking(2).worker(), 2);
-    /// ```
-    pub fn worker(&self) -> usize {
-        self.worker
-    }
-
-    /// Empty rounds so far in this idle period.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(1);
-    /// let idle = sleep.start_looking(0);
-    /// assert_eq!(idle.rounds(), 0);
-    /// ```
-    pub fn rounds(&self) -> u32 {
-        self.rounds
-    }
-
-    /// After a sleep: search from scratch (rounds back to zero).
-    fn wake_fully(&mut self) {
-        self.rounds = 0;
-        self.sleepy_jec = None;
-    }
-
-    /// After new work interrupted a sleep attempt: one more round, then get
-    /// sleepy again (no new run of idle rounds).
-    fn wake_partly(&mut self) {
-        self.rounds = self.sleep.policy.rounds_until_sleepy();
-        self.sleepy_jec = None;
-    }
-}
-
-impl std::fmt::Debug for IdleState<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IdleState")
-            .field("worker", &self.worker)
-            .field("rounds", &self.rounds)
-            .field("sleepy_jec", &self.sleepy_jec)
-            .finish()
-    }
-}
-
 impl JecSleep {
+    /// The most workers a `JecSleep` can manage: 65,535, the 16-bit thread
+    /// counts of the counters word.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::JecSleep::MAX_CAPACITY, 65_535);
+    /// ```
+    pub const MAX_CAPACITY: usize = MAX_WORKERS;
+
     /// A sleep manager for `workers` workers, indices `0..workers`, with the
     /// default [`IdlePolicy`].
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`JecSleep::max_workers()`] (65,535).
+    /// If `workers` exceeds [`JecSleep::MAX_CAPACITY`] (65,535). Use
+    /// [`JecSleep::try_new`] to get an error instead.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::JecSleep::new(4).num_workers(), 4);
+    /// assert_eq!(eventcount::JecSleep::new(4).capacity(), 4);
     /// ```
     pub fn new(workers: usize) -> JecSleep {
         JecSleep::with_policy(workers, IdlePolicy::default())
+    }
+
+    /// A sleep manager with the default [`IdlePolicy`], or an error if the
+    /// counters cannot count `workers`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::JecSleep;
+    ///
+    /// assert!(JecSleep::try_new(8).is_ok());
+    /// let err = JecSleep::try_new(JecSleep::MAX_CAPACITY + 1).unwrap_err();
+    /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
+    /// ```
+    pub fn try_new(workers: usize) -> Result<JecSleep, CapacityError> {
+        JecSleep::try_with_policy(workers, IdlePolicy::default())
     }
 
     /// A sleep manager with a chosen [`IdlePolicy`].
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`JecSleep::max_workers()`] (65,535).
+    /// If `workers` exceeds [`JecSleep::MAX_CAPACITY`] (65,535).
     ///
     /// # Examples
     ///
@@ -219,7 +160,7 @@ impl JecSleep {
     /// use eventcount::{IdlePolicy, JecSleep};
     ///
     /// let err = JecSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
-    /// assert_eq!(err.capacity(), JecSleep::max_workers());
+    /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<JecSleep, CapacityError> {
         JecSleep::with_initial_jec(workers, policy, 1)
@@ -241,36 +182,22 @@ impl JecSleep {
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
             workers: (0..workers)
-                .map(|_| {
-                    CachePadded::new(Worker {
-                        sleep: WorkerSleep::new(),
-                    })
-                })
+                .map(|_| CachePadded::new(WorkerSleep::new()))
                 .collect(),
             policy,
         })
     }
 
-    /// The most workers a `JecSleep` can manage: 65,535, the 16-bit thread
-    /// counts of the counters word.
+    /// The number of workers this manager was built for: their indices are
+    /// `0..capacity()`.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::JecSleep::max_workers(), 65_535);
+    /// assert_eq!(eventcount::JecSleep::new(2).capacity(), 2);
     /// ```
-    pub const fn max_workers() -> usize {
-        MAX_WORKERS
-    }
-
-    /// The number of workers this manager was built for.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::JecSleep::new(2).num_workers(), 2);
-    /// ```
-    pub fn num_workers(&self) -> usize {
+    #[must_use]
+    pub fn capacity(&self) -> usize {
         self.workers.len()
     }
 
@@ -282,6 +209,7 @@ impl JecSleep {
     /// let sleep = eventcount::JecSleep::new(1);
     /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
     /// ```
+    #[must_use]
     pub fn policy(&self) -> &IdlePolicy {
         &self.policy
     }
@@ -294,6 +222,7 @@ impl JecSleep {
     /// let sleep = eventcount::JecSleep::new(1);
     /// assert_eq!(sleep.counters().sleeping(), 0);
     /// ```
+    #[must_use]
     pub fn counters(&self) -> Counters {
         self.counters.load()
     }
@@ -307,10 +236,11 @@ impl JecSleep {
     /// sleep.new_injected_jobs(1, true); // nobody sleeps: no syscall
     /// assert_eq!(sleep.stats().wakes, 0);
     /// ```
+    #[must_use]
     pub fn stats(&self) -> crate::SleepStats {
         self.workers
             .iter()
-            .fold(crate::SleepStats::default(), |s, w| s.add(w.sleep.counts()))
+            .fold(crate::SleepStats::default(), |s, w| s.add(w.counts()))
     }
 
     /// Number of workers asleep right now (registered and not yet claimed
@@ -320,16 +250,14 @@ impl JecSleep {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::JecSleep::new(3).sleeping_workers(), 0);
+    /// assert_eq!(eventcount::JecSleep::new(3).num_sleeping(), 0);
     /// ```
-    pub fn sleeping_workers(&self) -> usize {
-        self.workers
-            .iter()
-            .filter(|w| w.sleep.is_sleeping())
-            .count()
+    #[must_use]
+    pub fn num_sleeping(&self) -> usize {
+        self.workers.iter().filter(|w| w.is_sleeping()).count()
     }
 
-    fn worker(&self, operation: &str, index: usize) -> &Worker {
+    fn worker(&self, operation: &str, index: usize) -> &WorkerSleep {
         match self.workers.get(index) {
             Some(worker) => worker,
             None => panic!(
@@ -359,7 +287,7 @@ impl JecSleep {
     /// sleep.work_found();
     /// ```
     #[inline]
-    pub fn start_looking(&self, worker: usize) -> IdleState<'_> {
+    pub fn start_looking(&self, worker: usize) -> JecIdle<'_> {
         self.worker("start_looking", worker);
         let before = self.counters.add_inactive();
         if before.inactive() as usize >= self.workers.len() {
@@ -371,7 +299,7 @@ impl JecSleep {
                 self.workers.len()
             );
         }
-        IdleState {
+        JecIdle {
             sleep: self,
             worker,
             rounds: 0,
@@ -384,7 +312,7 @@ impl JecSleep {
     /// rayon-core does whenever any worker leaves its idle loop (see
     /// docs/jec-sleep.md, "work_found").
     ///
-    /// It takes no `IdleState`: the counters are anonymous, and a loop like
+    /// It takes no `JecIdle`: the counters are anonymous, and a loop like
     /// rayon-core's calls `work_found()` while its idle state is still in
     /// scope. Call it exactly once per [`start_looking`](JecSleep::start_looking).
     ///
@@ -457,13 +385,13 @@ impl JecSleep {
     /// ```
     pub fn no_work_found(
         &self,
-        idle: &mut IdleState<'_>,
+        idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
     ) {
         assert!(
             std::ptr::eq(idle.sleep, self),
-            "no_work_found: the IdleState of worker {} belongs to a different JecSleep",
+            "no_work_found: the JecIdle of worker {} belongs to a different JecSleep",
             idle.worker
         );
         let _ = self.round(idle, latch, has_injected_jobs, None);
@@ -500,14 +428,14 @@ impl JecSleep {
     /// ```
     pub fn no_work_found_until(
         &self,
-        idle: &mut IdleState<'_>,
+        idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome {
         assert!(
             std::ptr::eq(idle.sleep, self),
-            "no_work_found_until: the IdleState of worker {} belongs to a different JecSleep",
+            "no_work_found_until: the JecIdle of worker {} belongs to a different JecSleep",
             idle.worker
         );
         self.round(idle, latch, has_injected_jobs, Some(deadline))
@@ -516,7 +444,7 @@ impl JecSleep {
     /// One empty round; a sleep it starts ends at `deadline` if given.
     fn round(
         &self,
-        idle: &mut IdleState<'_>,
+        idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Option<Instant>,
@@ -546,12 +474,12 @@ impl JecSleep {
     #[cold]
     fn sleep(
         &self,
-        idle: &mut IdleState<'_>,
+        idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
-        let worker = &self.workers[idle.worker].sleep;
+        let worker = &self.workers[idle.worker];
         // 1. UNSET -> SLEEPY; fails only if the latch is set.
         if !latch.get_sleepy() {
             return WaitOutcome::Notified;
@@ -752,7 +680,7 @@ impl JecSleep {
 
     /// Wake worker `index` if it is asleep or about to be. True if it was.
     fn wake_specific(&self, index: usize) -> bool {
-        let worker = &self.workers[index].sleep;
+        let worker = &self.workers[index];
         match worker.claim() {
             Wake::WokeSleeper => {
                 // The waker uncounts the sleeper, before the syscall, so
@@ -808,7 +736,7 @@ impl std::fmt::Debug for JecSleep {
         f.debug_struct("JecSleep")
             .field("workers", &self.workers.len())
             .field("counters", &self.counters.load())
-            .field("sleeping_workers", &self.sleeping_workers())
+            .field("num_sleeping", &self.num_sleeping())
             .field("policy", &self.policy)
             .finish()
     }

@@ -14,8 +14,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use super::{CoreLatch, IdleState, JecSleep};
-use crate::idle::IdlePolicy;
+use super::{JecIdle, JecSleep};
+use crate::latch::CoreLatch;
+use crate::policy::IdlePolicy;
 
 /// Generous: only a hang gets anywhere near it.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -50,7 +51,7 @@ where
 
 /// The `has_injected_jobs` closure of `no_work_found` calls, counting its
 /// runs. It runs while the worker is registered as a sleeper, and a panic
-/// unwinding from there would leave the worker registered (the `IdleState`'s
+/// unwinding from there would leave the worker registered (the `JecIdle`'s
 /// drop then trips a debug assertion and the test binary aborts); so a
 /// failed assertion inside is caught, the closure returns true, and
 /// `rethrow` raises it after `no_work_found` returned.
@@ -103,7 +104,7 @@ fn eager_at(jec: u32) -> JecSleep {
 }
 
 /// One sleepy round: the JEC must end even and the final check not run.
-fn sleepy_round(sleep: &JecSleep, idle: &mut IdleState<'_>, latch: &CoreLatch, what: &str) {
+fn sleepy_round(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch, what: &str) {
     let check = FinalCheck::new();
     sleep.no_work_found(idle, latch, check.unreached());
     assert_eq!(
@@ -127,9 +128,9 @@ fn initial_jec_is_forced_odd() {
 #[test]
 fn with_initial_jec_checks_the_capacity() {
     let err =
-        JecSleep::with_initial_jec(JecSleep::max_workers() + 1, IdlePolicy::default(), u32::MAX)
+        JecSleep::with_initial_jec(JecSleep::MAX_CAPACITY + 1, IdlePolicy::default(), u32::MAX)
             .unwrap_err();
-    assert_eq!(err.requested(), JecSleep::max_workers() + 1);
+    assert_eq!(err.requested(), JecSleep::MAX_CAPACITY + 1);
 }
 
 /// Sleepy / post / failed sleep, over and over, across the wrap of the JEC:
@@ -174,7 +175,7 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
         );
         let after = sleep.counters();
         assert_eq!(after, posted, "{what}: a failed sleep changed the counters");
-        assert_eq!(sleep.sleeping_workers(), 0, "{what}");
+        assert_eq!(sleep.num_sleeping(), 0, "{what}");
         assert_eq!(
             idle.rounds(),
             0,
@@ -227,7 +228,7 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
                     "{name}: the CAS should have succeeded after the rollover: {registered:?}"
                 );
                 assert_eq!(registered.jec(), sleepy.jec(), "{name}");
-                assert_eq!(sleep.sleeping_workers(), 1, "{name}");
+                assert_eq!(sleep.num_sleeping(), 1, "{name}");
                 true // the injected job is still there
             }),
         );
@@ -236,7 +237,7 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
         let after = sleep.counters();
         assert_eq!(after.sleeping(), 0, "{name}: {after:?}");
         assert_eq!(after.inactive(), 1, "{name}: {after:?}");
-        assert_eq!(sleep.sleeping_workers(), 0, "{name}");
+        assert_eq!(sleep.num_sleeping(), 0, "{name}");
         assert!(!latch.probe(), "{name}");
         assert_eq!(format!("{latch:?}"), "CoreLatch(\"unset\")", "{name}");
         assert_eq!(idle.rounds(), 0, "{name}: fully woken");

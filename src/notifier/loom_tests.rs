@@ -95,7 +95,7 @@ fn two_waiters_two_notify_one() {
         for waiter in waiters {
             waiter.join().unwrap();
         }
-        assert_eq!(notifier.num_waiters(), 0);
+        assert_eq!(notifier.num_sleeping(), 0);
     });
 }
 

@@ -13,7 +13,7 @@ use crossbeam_utils::CachePadded;
 use crate::error::CapacityError;
 use crate::outcome::WaitOutcome;
 use crate::sync::{fence, AtomicU64, Ordering};
-use slot::{Delivery, ParkEnd, Slot, CANCELLED, IDLE, PARKED, PREPARED, SIGNALED, TARGETED};
+use slot::{Claim, Delivery, ParkEnd, Slot, Withdrawal, CANCELLED, PARKED};
 use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH};
 use std::time::{Duration, Instant};
 
@@ -23,8 +23,8 @@ pub use token::PreparedWait;
 /// themselves (usually "some queue is non-empty") may have become true,
 /// without a mutex around the condition.
 ///
-/// A waiter owns one of the notifier's `size()` slots, named by a waiter id
-/// (`wid`) in `0..size()`. It follows the two-phase pattern:
+/// A waiter owns one of the notifier's `capacity()` slots, named by a
+/// waiter id (`wid`) in `0..capacity()`. It follows the two-phase pattern:
 ///
 /// ```text
 /// waiter:   if cond() { act } else {
@@ -110,14 +110,14 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `slots` exceeds [`Notifier::capacity()`] (65,535). Use
+    /// If `slots` exceeds [`Notifier::MAX_CAPACITY`] (65,535). Use
     /// [`Notifier::try_new`] to get an error instead.
     ///
     /// # Examples
     ///
     /// ```
     /// let n = eventcount::Notifier::new(8);
-    /// assert_eq!(n.size(), 8);
+    /// assert_eq!(n.capacity(), 8);
     /// ```
     pub fn new(slots: usize) -> Notifier {
         match Notifier::try_new(slots) {
@@ -135,7 +135,7 @@ impl Notifier {
     /// use eventcount::Notifier;
     ///
     /// assert!(Notifier::try_new(64).is_ok());
-    /// assert!(Notifier::try_new(Notifier::capacity() + 1).is_err());
+    /// assert!(Notifier::try_new(Notifier::MAX_CAPACITY + 1).is_err());
     /// ```
     pub fn try_new(slots: usize) -> Result<Notifier, CapacityError> {
         Notifier::with_slot_epoch(slots, 0)
@@ -167,25 +167,25 @@ impl Notifier {
     }
 
     /// The most waiter slots any notifier can have: 65,535, set by the
-    /// 16-bit fields of the packed state word (see docs/notifier.md).
+    /// 16-bit stack index of the packed state word (see docs/notifier.md).
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::Notifier::capacity(), 65_535);
+    /// assert_eq!(eventcount::Notifier::MAX_CAPACITY, 65_535);
     /// ```
-    pub const fn capacity() -> usize {
-        MAX_SLOTS
-    }
+    pub const MAX_CAPACITY: usize = MAX_SLOTS;
 
-    /// The number of waiter slots this notifier was built with.
+    /// The number of waiter slots this notifier was built with: waiter ids
+    /// are `0..capacity()`.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::Notifier::new(3).size(), 3);
+    /// assert_eq!(eventcount::Notifier::new(3).capacity(), 3);
     /// ```
-    pub fn size(&self) -> usize {
+    #[must_use]
+    pub fn capacity(&self) -> usize {
         self.slots.len()
     }
 
@@ -199,9 +199,10 @@ impl Notifier {
     ///
     /// ```
     /// let n = eventcount::Notifier::new(4);
-    /// assert_eq!(n.num_waiters(), 0);
+    /// assert_eq!(n.num_sleeping(), 0);
     /// ```
-    pub fn num_waiters(&self) -> usize {
+    #[must_use]
+    pub fn num_sleeping(&self) -> usize {
         self.slots
             .iter()
             .filter(|slot| slot.state() == PARKED)
@@ -216,6 +217,7 @@ impl Notifier {
     /// let n = eventcount::Notifier::new(1);
     /// assert_eq!(n.stats().waits, 0);
     /// ```
+    #[must_use]
     pub fn stats(&self) -> crate::SleepStats {
         self.slots
             .iter()
@@ -238,7 +240,7 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// - if `wid >= self.size()`;
+    /// - if `wid >= self.capacity()`;
     /// - if slot `wid` already has a wait in progress (a live token, or a
     ///   commit that has not returned): each slot belongs to one waiter at a
     ///   time.
@@ -251,6 +253,7 @@ impl Notifier {
     /// assert_eq!(wait.wid(), 1);
     /// n.cancel_wait(wait);
     /// ```
+    #[track_caller]
     pub fn prepare_wait(&self, wid: usize) -> PreparedWait<'_> {
         let size = self.slots.len();
         let Some(slot) = self.slots.get(wid) else {
@@ -258,23 +261,8 @@ impl Notifier {
                 "prepare_wait: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        let word = slot.futex.word();
-        // Acquire: pairs with the Release that ended the slot's previous wait
-        // (carrying its epoch) or with the notifier's swap that popped it.
-        let found = word.load(Ordering::Acquire);
-        match found {
-            IDLE => {
-                // Off the stack. Claim the slot first, so a misuse panics
-                // before the shared state is touched, then push it.
-                if let Err(now) =
-                    word.compare_exchange(found, PREPARED, Ordering::Acquire, Ordering::Relaxed)
-                {
-                    slot_in_use(wid, now);
-                }
-                self.push(wid, slot);
-            }
-            CANCELLED => self.revive(wid, slot),
-            _ => slot_in_use(wid, found),
+        if slot.claim(wid) == Claim::Push {
+            self.push(wid, slot);
         }
         // The waiter half of the handshake: pairs with the fence at the top
         // of every notify (docs/notifier.md, "No lost wakeup").
@@ -305,28 +293,6 @@ impl Notifier {
         // read this push's link and stalled fails its CAS (docs, "Epoch").
         slot.epoch
             .store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);
-    }
-
-    /// Prepare a slot whose earlier wait was cancelled below the top of the
-    /// stack: it is still stacked (or a notifier is popping it right now),
-    /// so it is marked PREPARED again instead of pushed.
-    #[cold]
-    fn revive(&self, wid: usize, slot: &Slot) {
-        let word = slot.futex.word();
-        match word.compare_exchange(CANCELLED, PREPARED, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => {}
-            // A notifier popped it and skipped it meanwhile: it is off the
-            // stack now. Claim and push it.
-            Err(IDLE) => {
-                if let Err(now) =
-                    word.compare_exchange(IDLE, PREPARED, Ordering::Acquire, Ordering::Relaxed)
-                {
-                    slot_in_use(wid, now);
-                }
-                self.push(wid, slot);
-            }
-            Err(now) => slot_in_use(wid, now),
-        }
     }
 
     /// Phase two, condition true: leave the wait without sleeping.
@@ -385,41 +351,12 @@ impl Notifier {
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => {
-                    // Off the stack. A targeted wake may still have landed
-                    // on the word; a swap tells us and frees the slot.
-                    let was = slot.futex.word().swap(IDLE, Ordering::AcqRel);
-                    return if was == TARGETED {
-                        Withdrawal::Targeted
-                    } else {
-                        Withdrawal::Withdrawn
-                    };
-                }
+                Ok(_) => return slot.leave_popped(),
                 Err(current) => state = State(current),
             }
         }
         // Below the top, or popped by a notifier already.
-        let word = slot.futex.word();
-        let mut current = word.load(Ordering::Acquire);
-        loop {
-            let outcome = match current {
-                PREPARED | PARKED => Withdrawal::Withdrawn,
-                TARGETED => Withdrawal::Targeted,
-                SIGNALED => {
-                    // Popped and notified: off the stack, ours to free.
-                    slot.release();
-                    return Withdrawal::Signaled;
-                }
-                other => unreachable!(
-                    "withdrawing slot {wid} found it {}",
-                    slot::state_name(other)
-                ),
-            };
-            match word.compare_exchange(current, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return outcome,
-                Err(now) => current = now,
-            }
-        }
+        slot.leave_in_place(wid)
     }
 
     /// Phase two, condition still false: sleep until notified.
@@ -543,7 +480,7 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `wid >= self.size()`.
+    /// If `wid >= self.capacity()`.
     ///
     /// # Examples
     ///
@@ -725,32 +662,10 @@ impl Notifier {
     }
 }
 
-/// How a withdrawal ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Withdrawal {
-    /// Out of the waiter set with nothing delivered.
-    Withdrawn,
-    /// A targeted wake had landed (the slot is withdrawn too).
-    Targeted,
-    /// A notifier had popped and notified the slot (now freed).
-    Signaled,
-}
-
-/// The panic for a slot claimed twice.
-#[cold]
-#[track_caller]
-fn slot_in_use(wid: usize, found: u32) -> ! {
-    panic!(
-        "prepare_wait: waiter slot {wid} already has a wait in progress (slot is {}); \
-         each slot may be used by one waiter at a time",
-        slot::state_name(found)
-    )
-}
-
 impl std::fmt::Debug for Notifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Notifier")
-            .field("size", &self.slots.len())
+            .field("capacity", &self.slots.len())
             .field("state", &State(self.state.load(Ordering::Relaxed)))
             .finish()
     }

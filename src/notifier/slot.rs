@@ -68,6 +68,27 @@ pub(crate) enum Delivery {
     Skipped,
 }
 
+/// What the owner's claim of its slot found (`prepare_wait`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// The slot was off the stack: it is PREPARED now and must be pushed.
+    Push,
+    /// The slot was still stacked, cancelled below the top: it is PREPARED
+    /// again where it stands, with no push.
+    Revived,
+}
+
+/// How an owner's withdrawal from the waiter set ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Withdrawal {
+    /// Out of the waiter set with nothing delivered.
+    Withdrawn,
+    /// A targeted wake had landed (the slot is withdrawn too).
+    Targeted,
+    /// A notifier had popped and notified the slot (now freed).
+    Signaled,
+}
+
 /// Why a parked owner stopped sleeping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParkEnd {
@@ -105,6 +126,71 @@ impl Slot {
     #[inline]
     pub(crate) fn state(&self) -> u32 {
         self.futex.word().load(Ordering::Relaxed)
+    }
+
+    /// The owner starts a wait on slot `wid`: IDLE → PREPARED (then the
+    /// caller pushes it), or CANCELLED → PREPARED (still stacked: revived
+    /// in place).
+    ///
+    /// # Panics
+    ///
+    /// If the slot already has a wait in progress; the word is left as it
+    /// was.
+    #[track_caller]
+    pub(crate) fn claim(&self, wid: usize) -> Claim {
+        let word = self.futex.word();
+        // Acquire: pairs with the Release that ended the slot's previous
+        // wait (carrying its epoch) or with the notifier's CAS that popped
+        // it.
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let claim = match current {
+                IDLE => Claim::Push,
+                CANCELLED => Claim::Revived,
+                other => slot_in_use(wid, other),
+            };
+            // A failed CAS means a notifier popped the cancelled slot and
+            // skipped it (CANCELLED → IDLE) meanwhile: claim what it became.
+            match word.compare_exchange(current, PREPARED, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return claim,
+                Err(now) => current = now,
+            }
+        }
+    }
+
+    /// The owner popped its own slot off the top of the stack: free it. A
+    /// swap, not a store: a targeted wake may have landed on the word.
+    pub(crate) fn leave_popped(&self) -> Withdrawal {
+        match self.futex.word().swap(IDLE, Ordering::AcqRel) {
+            TARGETED => Withdrawal::Targeted,
+            _ => Withdrawal::Withdrawn,
+        }
+    }
+
+    /// The owner leaves the waiter set while its slot is below the top of
+    /// the stack, or already popped by a notifier: mark it CANCELLED (a
+    /// later pop skips it, the owner's next claim revives it), or, if a
+    /// notifier got here first and signalled it, take the signal and free
+    /// the slot. The word's CAS decides the race.
+    pub(crate) fn leave_in_place(&self, wid: usize) -> Withdrawal {
+        let word = self.futex.word();
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let outcome = match current {
+                PREPARED | PARKED => Withdrawal::Withdrawn,
+                TARGETED => Withdrawal::Targeted,
+                SIGNALED => {
+                    // Popped and notified: off the stack, ours to free.
+                    self.release();
+                    return Withdrawal::Signaled;
+                }
+                other => unreachable!("withdrawing slot {wid} found it {}", state_name(other)),
+            };
+            match word.compare_exchange(current, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return outcome,
+                Err(now) => current = now,
+            }
+        }
     }
 
     /// End a wait after the slot left the stack: it may be prepared again.
@@ -199,6 +285,17 @@ impl Slot {
     pub(crate) fn wake(&self) {
         self.futex.wake_one();
     }
+}
+
+/// The panic for a slot claimed twice.
+#[cold]
+#[track_caller]
+fn slot_in_use(wid: usize, found: u32) -> ! {
+    panic!(
+        "prepare_wait: waiter slot {wid} already has a wait in progress (slot is {}); \
+         each slot may be used by one waiter at a time",
+        state_name(found)
+    )
 }
 
 /// What a word other than PARKED means to the owner that was waiting.

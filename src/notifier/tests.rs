@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::slot::{IDLE, PREPARED, SIGNALED};
 use super::*;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -77,7 +78,7 @@ fn pushes(notifier: &Notifier, wid: usize) -> u64 {
 /// the stack is a cancelled wait, and a notify (which skips and clears those)
 /// releases nobody and leaves the state word exactly empty, every slot idle.
 fn assert_quiescent(notifier: &Notifier) {
-    assert_eq!(notifier.num_waiters(), 0, "{notifier:?}");
+    assert_eq!(notifier.num_sleeping(), 0, "{notifier:?}");
     let mut link = notifier.state.load(Ordering::Relaxed);
     for _ in 0..=notifier.slots.len() {
         let Some(wid) = state::stack_word_top(link) else {
@@ -111,7 +112,7 @@ fn assert_quiescent(notifier: &Notifier) {
 fn assert_idle(notifier: &Notifier) {
     let state = State(notifier.state.load(Ordering::Relaxed));
     assert_eq!(state, State::EMPTY, "notifier not idle: {notifier:?}");
-    assert_eq!(notifier.num_waiters(), 0);
+    assert_eq!(notifier.num_sleeping(), 0);
     for (wid, slot) in notifier.slots.iter().enumerate() {
         assert_eq!(slot.state(), IDLE, "slot {wid} not idle: {slot:?}");
     }
@@ -164,7 +165,7 @@ fn ping_pong_across_epoch_wrap() {
         for round in 1..=ROUNDS {
             // A is parked before every notify: each round is one push of
             // slot 0 and one pop.
-            while n.num_waiters() != 1 {
+            while n.num_sleeping() != 1 {
                 thread::yield_now();
             }
             posted.store(round, Ordering::Release);
@@ -289,7 +290,7 @@ fn waiters_and_producers_across_epoch_wrap() {
                     for _ in 0..per_producer {
                         // Post only to a sleeper (or one about to sleep), so
                         // the item has to travel by a wake.
-                        while n.num_waiters() == 0 && !stop.load(Ordering::Acquire) {
+                        while n.num_sleeping() == 0 && !stop.load(Ordering::Acquire) {
                             thread::yield_now();
                         }
                         items.fetch_add(1, Ordering::AcqRel);

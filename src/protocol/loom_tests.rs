@@ -6,9 +6,10 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
-use crate::idle::IdlePolicy;
-use crate::jec::{CoreLatch, JecSleep};
-use crate::notifier_sleep::NotifierSleep;
+use crate::jec::JecSleep;
+use crate::latch::CoreLatch;
+use crate::policy::IdlePolicy;
+use crate::protocol::NotifierSleep;
 use crate::protocol::SleepProtocol;
 
 fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {

@@ -1,11 +1,15 @@
 //! [`NotifierSleep`]: the [`Notifier`] behind the [`SleepProtocol`] trait,
 //! with an [`IdlePolicy`] for the rounds before a worker sleeps.
 
+use std::time::Instant;
+
+use super::SleepProtocol;
 use crate::error::CapacityError;
-use crate::idle::IdlePolicy;
-use crate::jec::CoreLatch;
+use crate::latch::CoreLatch;
 use crate::notifier::Notifier;
-use crate::protocol::SleepProtocol;
+use crate::outcome::WaitOutcome;
+use crate::policy::IdlePolicy;
+use crate::stats::SleepStats;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
 /// protocol.
@@ -26,7 +30,7 @@ use crate::protocol::SleepProtocol;
 /// use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol};
 ///
 /// let sleep = NotifierSleep::with_policy(4, IdlePolicy::new().yield_rounds(8));
-/// assert_eq!(sleep.notifier().size(), 4);
+/// assert_eq!(sleep.capacity(), 4);
 /// sleep.new_internal_jobs(1, true); // nobody sleeps: one fence, one load
 /// ```
 #[derive(Debug)]
@@ -64,6 +68,7 @@ impl NotifierIdle<'_> {
     /// use eventcount::{NotifierSleep, SleepProtocol};
     /// assert_eq!(NotifierSleep::new(1).start_looking(0).worker(), 0);
     /// ```
+    #[must_use]
     pub fn worker(&self) -> usize {
         self.worker
     }
@@ -74,23 +79,48 @@ impl NotifierSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`Notifier::capacity()`].
+    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`]. Use
+    /// [`NotifierSleep::try_new`] to get an error instead.
     ///
     /// # Examples
     ///
     /// ```
     /// let sleep = eventcount::NotifierSleep::new(8);
-    /// assert_eq!(sleep.notifier().size(), 8);
+    /// assert_eq!(sleep.capacity(), 8);
     /// ```
     pub fn new(workers: usize) -> Self {
         NotifierSleep::with_policy(workers, IdlePolicy::default())
+    }
+
+    /// The most workers a `NotifierSleep` can manage: 65,535, the
+    /// [`Notifier`]'s [`MAX_CAPACITY`](Notifier::MAX_CAPACITY).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{Notifier, NotifierSleep};
+    /// assert_eq!(NotifierSleep::MAX_CAPACITY, Notifier::MAX_CAPACITY);
+    /// ```
+    pub const MAX_CAPACITY: usize = Notifier::MAX_CAPACITY;
+
+    /// A protocol with the default [`IdlePolicy`], or an error if `workers`
+    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::NotifierSleep;
+    /// assert!(NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).is_err());
+    /// ```
+    pub fn try_new(workers: usize) -> Result<Self, CapacityError> {
+        NotifierSleep::try_with_policy(workers, IdlePolicy::default())
     }
 
     /// A protocol with a chosen [`IdlePolicy`].
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`Notifier::capacity()`].
+    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
@@ -107,15 +137,15 @@ impl NotifierSleep {
     }
 
     /// A protocol with a chosen [`IdlePolicy`], or an error if `workers`
-    /// exceeds [`Notifier::capacity()`].
+    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
     /// ```
-    /// use eventcount::{IdlePolicy, Notifier, NotifierSleep};
+    /// use eventcount::{IdlePolicy, NotifierSleep};
     ///
     /// let err = NotifierSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
-    /// assert_eq!(err.capacity(), Notifier::capacity());
+    /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
         Ok(NotifierSleep {
@@ -129,8 +159,9 @@ impl NotifierSleep {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::NotifierSleep::new(2).notifier().num_waiters(), 0);
+    /// assert_eq!(eventcount::NotifierSleep::new(2).notifier().num_sleeping(), 0);
     /// ```
+    #[must_use]
     pub fn notifier(&self) -> &Notifier {
         &self.notifier
     }
@@ -143,8 +174,47 @@ impl NotifierSleep {
     /// let sleep = eventcount::NotifierSleep::new(1);
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), 32);
     /// ```
+    #[must_use]
     pub fn policy(&self) -> &IdlePolicy {
         &self.policy
+    }
+
+    /// The number of workers this protocol was built for: their indices
+    /// are `0..capacity()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::NotifierSleep::new(3).capacity(), 3);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.notifier.capacity()
+    }
+
+    /// Workers asleep right now: a snapshot, for tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::NotifierSleep::new(3).num_sleeping(), 0);
+    /// ```
+    #[must_use]
+    pub fn num_sleeping(&self) -> usize {
+        self.notifier.num_sleeping()
+    }
+
+    /// How many times workers slept and wakers made a wake syscall.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let sleep = eventcount::NotifierSleep::new(2);
+    /// assert_eq!(sleep.stats().waits, 0);
+    /// ```
+    #[must_use]
+    pub fn stats(&self) -> SleepStats {
+        self.notifier.stats()
     }
 }
 
@@ -158,21 +228,75 @@ impl Drop for LatchAwake<'_> {
     }
 }
 
+impl NotifierSleep {
+    /// One empty round; a sleep it starts ends at `deadline` if given.
+    fn round(
+        &self,
+        operation: &str,
+        idle: &mut NotifierIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+    ) -> WaitOutcome {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
+            idle.worker
+        );
+        if idle.rounds < self.policy.rounds_until_sleepy() {
+            self.policy.pause(idle.rounds);
+            idle.rounds += 1;
+            return WaitOutcome::Notified;
+        }
+        // UNSET -> SLEEPY: fails only if the latch is set.
+        if !latch.get_sleepy() {
+            return WaitOutcome::Notified;
+        }
+        // On the waiter stack before the latch says SLEEPING, so a setter
+        // that sees SLEEPING and notifies reaches us.
+        let wait = self.notifier.prepare_wait(idle.worker);
+        idle.rounds = 0;
+        if !latch.fall_asleep() {
+            // Set meanwhile: its setter saw SLEEPY and will not wake us.
+            self.notifier.cancel_wait(wait);
+            return WaitOutcome::Notified;
+        }
+        // The caller's check may panic: the token's drop then cancels the
+        // wait, and this guard puts the latch back to UNSET.
+        let _latch_awake = LatchAwake(latch);
+        if has_work() {
+            self.notifier.cancel_wait(wait);
+            return WaitOutcome::Notified;
+        }
+        match deadline {
+            None => {
+                self.notifier.commit_wait(wait);
+                WaitOutcome::Notified
+            }
+            Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
+        }
+    }
+}
+
 impl SleepProtocol for NotifierSleep {
     type Idle<'a> = NotifierIdle<'a>;
 
-    const MAX_WORKERS: usize = Notifier::capacity();
+    const MAX_CAPACITY: usize = NotifierSleep::MAX_CAPACITY;
 
     fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
         NotifierSleep::try_with_policy(workers, policy)
     }
 
+    fn capacity(&self) -> usize {
+        NotifierSleep::capacity(self)
+    }
+
     #[inline]
     fn start_looking(&self, worker: usize) -> NotifierIdle<'_> {
-        let size = self.notifier.size();
+        let capacity = self.notifier.capacity();
         assert!(
-            worker < size,
-            "start_looking: worker index {worker} is out of range for a NotifierSleep of {size} workers"
+            worker < capacity,
+            "start_looking: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
         );
         NotifierIdle {
             sleep: self,
@@ -187,39 +311,17 @@ impl SleepProtocol for NotifierSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
     ) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "no_work_found: the idle state of worker {} belongs to a different NotifierSleep",
-            idle.worker
-        );
-        if idle.rounds < self.policy.rounds_until_sleepy() {
-            self.policy.pause(idle.rounds);
-            idle.rounds += 1;
-            return;
-        }
-        // UNSET -> SLEEPY: fails only if the latch is set.
-        if !latch.get_sleepy() {
-            return;
-        }
-        // On the waiter stack before the latch says SLEEPING, so a setter
-        // that sees SLEEPING and notifies reaches us.
-        let wait = self.notifier.prepare_wait(idle.worker);
-        if !latch.fall_asleep() {
-            // Set meanwhile: its setter saw SLEEPY and will not wake us.
-            self.notifier.cancel_wait(wait);
-            idle.rounds = 0;
-            return;
-        }
-        // The caller's check may panic: the token's drop then cancels the
-        // wait, and this guard puts the latch back to UNSET.
-        let latch_guard = LatchAwake(latch);
-        if has_work() {
-            self.notifier.cancel_wait(wait);
-        } else {
-            self.notifier.commit_wait(wait);
-        }
-        drop(latch_guard);
-        idle.rounds = 0;
+        let _ = self.round("no_work_found", idle, latch, has_work, None);
+    }
+
+    fn no_work_found_until(
+        &self,
+        idle: &mut NotifierIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        self.round("no_work_found_until", idle, latch, has_work, Some(deadline))
     }
 
     #[inline]
@@ -238,10 +340,10 @@ impl SleepProtocol for NotifierSleep {
     }
 
     fn notify_worker_latch_is_set(&self, worker: usize) {
-        let size = self.notifier.size();
+        let capacity = self.notifier.capacity();
         assert!(
-            worker < size,
-            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {size} workers"
+            worker < capacity,
+            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
         );
         // The owner only: a targeted wake, no herd.
         self.notifier.notify_waiter(worker);
@@ -255,11 +357,11 @@ impl SleepProtocol for NotifierSleep {
         "notifier"
     }
 
-    fn stats(&self) -> crate::SleepStats {
-        self.notifier.stats()
+    fn stats(&self) -> SleepStats {
+        NotifierSleep::stats(self)
     }
 
-    fn sleeping_workers(&self) -> usize {
-        self.notifier.num_waiters()
+    fn num_sleeping(&self) -> usize {
+        NotifierSleep::num_sleeping(self)
     }
 }

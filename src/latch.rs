@@ -11,9 +11,11 @@ const SLEEPING: u32 = 2;
 /// Set. Final.
 const SET: u32 = 3;
 
-/// A latch owned by one worker of a [`JecSleep`](crate::JecSleep) pool, which
-/// sleeps against it: `UNSET → SLEEPY → SLEEPING → UNSET` as the owner dozes
-/// off and wakes, and `SET` once any thread sets it.
+/// A latch owned by one worker of a pool, which sleeps against it while it
+/// waits for the latch (rayon-core's `CoreLatch`, with the same states):
+/// `UNSET → SLEEPY → SLEEPING → UNSET` as the owner dozes off and wakes, and
+/// `SET` once any thread sets it. Both protocols step it; the latch lives
+/// below them, so any [`SleepProtocol`](crate::SleepProtocol) can.
 ///
 /// | state      | meaning                                                      |
 /// |------------|--------------------------------------------------------------|
@@ -24,8 +26,13 @@ const SET: u32 = 3;
 ///
 /// The setter learns from [`set`](CoreLatch::set) whether the owner was
 /// asleep and only then pays for a targeted wake:
-/// [`JecSleep::notify_worker_latch_is_set`](crate::JecSleep::notify_worker_latch_is_set).
-/// [`JecSleep::set_latch`](crate::JecSleep::set_latch) does both.
+/// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set).
+/// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
+///
+/// The owner's steps ([`get_sleepy`](CoreLatch::get_sleepy),
+/// [`fall_asleep`](CoreLatch::fall_asleep), [`wake_up`](CoreLatch::wake_up))
+/// are for implementations of `SleepProtocol`: the two in this crate call
+/// them inside `no_work_found`, and a scheduler never does.
 ///
 /// # Examples
 ///
@@ -44,6 +51,13 @@ pub struct CoreLatch {
 
 impl CoreLatch {
     /// An unset latch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!eventcount::CoreLatch::new().probe());
+    /// ```
+    #[must_use]
     pub fn new() -> Self {
         CoreLatch {
             state: AtomicU32::new(UNSET),
@@ -65,6 +79,7 @@ impl CoreLatch {
     /// assert!(latch.probe());
     /// ```
     #[inline]
+    #[must_use]
     pub fn probe(&self) -> bool {
         self.state.load(Ordering::Acquire) == SET
     }
@@ -95,7 +110,8 @@ impl CoreLatch {
         self.state.swap(SET, Ordering::AcqRel) == SLEEPING
     }
 
-    /// UNSET → SLEEPY. False if the latch is set (do not sleep).
+    /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
+    /// the latch is set (do not sleep). For protocol implementations.
     ///
     /// Success is AcqRel, so the owner's later steps (its registration as a
     /// sleeper) stay after this write in any setter's view. Failure is
@@ -103,26 +119,61 @@ impl CoreLatch {
     /// protocols' sleep attempts) then return at once without reading
     /// anything the setter wrote; whatever the owner reads next, it reads
     /// after `probe`, whose Acquire is what publishes the setter's writes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let latch = eventcount::CoreLatch::new();
+    /// assert!(latch.get_sleepy());
+    /// assert!(latch.fall_asleep()); // the owner is registered as a sleeper
+    /// latch.wake_up(); // and woke up: UNSET again
+    /// assert!(!latch.probe());
+    /// ```
     #[inline]
-    pub(crate) fn get_sleepy(&self) -> bool {
+    pub fn get_sleepy(&self) -> bool {
         self.state
             .compare_exchange(UNSET, SLEEPY, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 
-    /// SLEEPY → SLEEPING. False if the latch was set meanwhile. Failure is
-    /// Relaxed for the reason given at `get_sleepy`: the caller only backs
-    /// out and returns, and reads the setter's writes after `probe`.
+    /// The owner's second step, once it can be woken (for the notifier:
+    /// once it is on the waiter stack; for the JEC protocol: while it is
+    /// registering): SLEEPY → SLEEPING, after which a setter's
+    /// [`set`](CoreLatch::set) returns true and the setter wakes it. False
+    /// if the latch was set meanwhile. Failure is Relaxed for the reason
+    /// given at `get_sleepy`: the caller only backs out and returns, and
+    /// reads the setter's writes after `probe`. For protocol
+    /// implementations.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let latch = eventcount::CoreLatch::new();
+    /// assert!(latch.get_sleepy());
+    /// latch.set(); // a setter got in between
+    /// assert!(!latch.fall_asleep()); // so the owner must not sleep
+    /// ```
     #[inline]
-    pub(crate) fn fall_asleep(&self) -> bool {
+    pub fn fall_asleep(&self) -> bool {
         self.state
             .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 
-    /// Back to UNSET after sleeping (or almost), unless set meanwhile.
+    /// The owner is awake again (after sleeping, or after backing out of a
+    /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
+    /// protocol implementations.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let latch = eventcount::CoreLatch::new();
+    /// latch.set();
+    /// latch.wake_up(); // SET stays SET
+    /// assert!(latch.probe());
+    /// ```
     #[inline]
-    pub(crate) fn wake_up(&self) {
+    pub fn wake_up(&self) {
         // A failure means SET, which must stay.
         let _ = self
             .state

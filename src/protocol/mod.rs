@@ -1,9 +1,23 @@
 //! [`SleepProtocol`]: the one interface a worker loop needs, implemented by
-//! both protocols, so a scheduler can plug in either.
+//! both protocols, so a scheduler can plug in either. One file per
+//! implementation: `jec.rs` (for [`JecSleep`](crate::JecSleep)) and
+//! `notifier.rs` ([`NotifierSleep`]).
+
+mod jec;
+mod notifier;
+
+#[cfg(all(test, loom))]
+mod loom_tests;
+
+use std::time::Instant;
 
 use crate::error::CapacityError;
-use crate::idle::IdlePolicy;
-use crate::jec::{CoreLatch, IdleState, JecSleep};
+use crate::latch::CoreLatch;
+use crate::outcome::WaitOutcome;
+use crate::policy::IdlePolicy;
+use crate::stats::SleepStats;
+
+pub use notifier::{NotifierIdle, NotifierSleep};
 
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
 ///
@@ -19,14 +33,24 @@ use crate::jec::{CoreLatch, IdleState, JecSleep};
 ///
 /// Posting work: push first, then `new_internal_jobs` (the worker's own
 /// queue) or `new_injected_jobs` (a queue fed from outside the pool). A
-/// latch owned by a worker is set with [`CoreLatch::set`], followed by
-/// `notify_worker_latch_is_set(owner)` when `set` says the owner sleeps.
-/// Shutdown: make the stop condition visible to `has_work`, then `wake_all`.
+/// latch owned by a worker is set with [`set_latch`](SleepProtocol::set_latch),
+/// which wakes the owner only if it sleeps on the latch. Shutdown: make the
+/// stop condition visible to `has_work`, then `wake_all`.
 ///
-/// Implemented by [`JecSleep`] (Rayon's protocol) and [`NotifierSleep`]
-/// (the [`Notifier`](crate::Notifier) event count with an idle policy).
-/// Calls through the trait compile to the same code as direct calls: it is
-/// generic, never a trait object.
+/// Implemented by [`JecSleep`](crate::JecSleep) (Rayon's protocol) and
+/// [`NotifierSleep`] (the [`Notifier`](crate::Notifier) event count with an
+/// idle policy). Calls through the trait compile to the same code as direct
+/// calls: it is generic, never a trait object.
+///
+/// # Not sealed
+///
+/// The trait is open on purpose. A scheduler written against it accepts any
+/// protocol, and protocols from outside this crate plug in: this
+/// repository's benchmarks measure an Eigen-style event count that
+/// implements it. What an implementation needs from the latch is public
+/// ([`CoreLatch::get_sleepy`], [`CoreLatch::fall_asleep`],
+/// [`CoreLatch::wake_up`]). Methods added later will come with default
+/// bodies, as [`set_latch`](SleepProtocol::set_latch) has.
 ///
 /// # Examples
 ///
@@ -71,13 +95,18 @@ pub trait SleepProtocol: Send + Sync + Sized {
     where
         Self: 'a;
 
-    /// The most workers this protocol can manage.
-    const MAX_WORKERS: usize;
+    /// The most workers any protocol of this type can manage.
+    const MAX_CAPACITY: usize;
 
     /// A protocol for `workers` workers, indices `0..workers`, or an error
-    /// if that is more than [`MAX_WORKERS`](SleepProtocol::MAX_WORKERS).
+    /// if that is more than [`MAX_CAPACITY`](SleepProtocol::MAX_CAPACITY).
     /// A scheduler generic over the protocol builds it with this.
     fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError>;
+
+    /// The number of workers this protocol was built for: their indices
+    /// are `0..capacity()`.
+    #[must_use]
+    fn capacity(&self) -> usize;
 
     /// Worker `worker` ran out of local work and starts searching.
     fn start_looking(&self, worker: usize) -> Self::Idle<'_>;
@@ -93,6 +122,19 @@ pub trait SleepProtocol: Send + Sync + Sized {
         has_work: impl FnOnce() -> bool,
     );
 
+    /// [`no_work_found`](SleepProtocol::no_work_found), but a sleep it
+    /// starts ends at `deadline` at the latest. [`WaitOutcome::TimedOut`]
+    /// means the worker slept and the deadline ended the sleep; it is then
+    /// back to searching, and no wake meant for it or for anyone else was
+    /// lost.
+    fn no_work_found_until(
+        &self,
+        idle: &mut Self::Idle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Instant,
+    ) -> WaitOutcome;
+
     /// The calling worker's search found work (or its latch was set): it
     /// is no longer idle. Exactly once per `start_looking`. It takes no idle
     /// state: idle workers are counted anonymously, and a loop such as
@@ -105,8 +147,29 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// `n` jobs were pushed to a queue fed from outside the pool.
     fn new_injected_jobs(&self, n: u32, queue_was_empty: bool);
 
-    /// The latch worker `worker` sleeps against was set while it slept.
+    /// The latch worker `worker` sleeps against was set, and
+    /// [`CoreLatch::set`] said the worker was asleep: wake it.
     fn notify_worker_latch_is_set(&self, worker: usize);
+
+    /// Set `latch`, owned by worker `owner`, and wake the owner if it
+    /// sleeps on it: [`CoreLatch::set`], then
+    /// [`notify_worker_latch_is_set`](SleepProtocol::notify_worker_latch_is_set)
+    /// only if `set` said so.
+    ///
+    /// # Panics
+    ///
+    /// If `owner` is out of range; the latch is then left as it was.
+    fn set_latch(&self, latch: &CoreLatch, owner: usize) {
+        let capacity = self.capacity();
+        assert!(
+            owner < capacity,
+            "set_latch: worker index {owner} is out of range for a {} of {capacity} workers",
+            self.name()
+        );
+        if latch.set() {
+            self.notify_worker_latch_is_set(owner);
+        }
+    }
 
     /// Wake every worker (shutdown).
     fn wake_all(&self);
@@ -115,76 +178,10 @@ pub trait SleepProtocol: Send + Sync + Sized {
     fn name(&self) -> &'static str;
 
     /// Sleeps and wake syscalls so far.
-    fn stats(&self) -> crate::SleepStats;
+    #[must_use]
+    fn stats(&self) -> SleepStats;
 
     /// Workers asleep right now (a snapshot, for tests and monitoring).
-    fn sleeping_workers(&self) -> usize;
+    #[must_use]
+    fn num_sleeping(&self) -> usize;
 }
-
-impl SleepProtocol for JecSleep {
-    type Idle<'a> = IdleState<'a>;
-
-    const MAX_WORKERS: usize = JecSleep::max_workers();
-
-    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        JecSleep::try_with_policy(workers, policy)
-    }
-
-    #[inline]
-    fn start_looking(&self, worker: usize) -> IdleState<'_> {
-        JecSleep::start_looking(self, worker)
-    }
-
-    #[inline]
-    fn no_work_found(
-        &self,
-        idle: &mut IdleState<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-    ) {
-        JecSleep::no_work_found(self, idle, latch, has_work)
-    }
-
-    #[inline]
-    fn work_found(&self) {
-        JecSleep::work_found(self)
-    }
-
-    #[inline]
-    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
-        JecSleep::new_internal_jobs(self, n, queue_was_empty)
-    }
-
-    #[inline]
-    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
-        JecSleep::new_injected_jobs(self, n, queue_was_empty)
-    }
-
-    #[inline]
-    fn notify_worker_latch_is_set(&self, worker: usize) {
-        JecSleep::notify_worker_latch_is_set(self, worker)
-    }
-
-    #[inline]
-    fn wake_all(&self) {
-        JecSleep::wake_all(self)
-    }
-
-    fn name(&self) -> &'static str {
-        "jec"
-    }
-
-    fn stats(&self) -> crate::SleepStats {
-        JecSleep::stats(self)
-    }
-
-    fn sleeping_workers(&self) -> usize {
-        JecSleep::sleeping_workers(self)
-    }
-}
-
-pub use crate::notifier_sleep::{NotifierIdle, NotifierSleep};
-
-#[cfg(all(test, loom))]
-#[path = "protocol_loom_tests.rs"]
-mod loom_tests;

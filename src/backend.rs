@@ -1,0 +1,42 @@
+//! [`ParkingBackend`]: how this build puts a thread to sleep on a word.
+
+/// How this build parks a sleeping thread, chosen at compile time (see
+/// [`parking_backend`]).
+///
+/// # Examples
+///
+/// ```
+/// use eventcount::{parking_backend, ParkingBackend};
+///
+/// match parking_backend() {
+///     ParkingBackend::Futex => println!("futex syscall"),
+///     ParkingBackend::Portable => println!("Mutex + Condvar per waiter"),
+///     _ => println!("a backend added after this code was written"),
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ParkingBackend {
+    /// Linux and Android: the futex syscall on each waiter's word, through
+    /// rustix's safe wrappers.
+    Futex,
+    /// Every other target, or a build with `--cfg eventcount_fallback`: a
+    /// std `Mutex` + `Condvar` per waiter word. The same guarantees, with
+    /// one uncontended lock per sleep and per wake.
+    Portable,
+}
+
+/// Which parking backend this build uses. Both give the same guarantees.
+///
+/// # Examples
+///
+/// ```
+/// use eventcount::{parking_backend, ParkingBackend};
+///
+/// let backend = parking_backend();
+/// assert!(matches!(backend, ParkingBackend::Futex | ParkingBackend::Portable));
+/// ```
+#[must_use]
+pub fn parking_backend() -> ParkingBackend {
+    crate::sync::KIND
+}
