@@ -23,7 +23,7 @@ type Protocol = eventcount::JecSleep;
 
 /// The most threads a pool may have: the protocol's limit (65,535 for
 /// both; rayon-core's own is 255 on 32-bit targets).
-pub(crate) const THREADS_MAX: usize = <Protocol as SleepProtocol>::MAX_WORKERS;
+pub(crate) const THREADS_MAX: usize = <Protocol as SleepProtocol>::MAX_CAPACITY;
 
 /// One per registry: puts its idle workers to sleep and wakes them.
 pub(super) struct Sleep<P: SleepProtocol = Protocol> {
