@@ -672,6 +672,8 @@ impl JecSleep {
     /// sleep.wake_all();
     /// ```
     pub fn wake_all(&self) {
+        // WakeAllFence: pairs with the SleepFence as the PushFence does, so a
+        // worker registering after it sees the shutdown in its final check.
         fence(Ordering::SeqCst);
         for index in 0..self.workers.len() {
             self.wake_specific(index);

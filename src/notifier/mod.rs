@@ -264,8 +264,9 @@ impl Notifier {
         if slot.claim(wid) == Claim::Push {
             self.push(wid, slot);
         }
-        // The waiter half of the handshake: pairs with the fence at the top
-        // of every notify (docs/notifier.md, "No lost wakeup").
+        // WaitFence, the waiter half of the handshake: pairs with the
+        // NotifyFence at the top of every notify (docs/notifier.md, "No lost
+        // wakeup").
         fence(Ordering::SeqCst);
         PreparedWait::new(self, wid)
     }
@@ -301,7 +302,7 @@ impl Notifier {
     /// notify had already delivered one to this waiter, it is passed on to
     /// the next waiter on the stack (the cancelling waiter may have re-checked
     /// before that notify and be leaving for other work; docs/notifier.md,
-    /// "Cancel forwards").
+    /// "cancel_wait(token)").
     ///
     /// # Panics
     ///
@@ -498,7 +499,8 @@ impl Notifier {
                 "notify_waiter: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        // Pairs with the fence in `prepare_wait`, as every notify does.
+        // NotifyFence: pairs with the WaitFence in `prepare_wait`, as in
+        // every notify.
         fence(Ordering::SeqCst);
         slot.wake_in_place()
     }
@@ -519,8 +521,9 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_one(&self) -> bool {
-        // The notifier half of the handshake (docs/notifier.md): orders the
-        // caller's condition change before the state load.
+        // NotifyFence, the notifier half of the handshake (docs/notifier.md,
+        // "No lost wakeup"): orders the caller's condition change before the
+        // state load.
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
@@ -548,6 +551,7 @@ impl Notifier {
         if n == 0 {
             return 0;
         }
+        // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
@@ -577,6 +581,7 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_all(&self) -> usize {
+        // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
