@@ -389,12 +389,7 @@ impl JecSleep {
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
     ) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "no_work_found: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
-        let _ = self.round(idle, latch, has_injected_jobs, None);
+        let _ = self.round("no_work_found", idle, latch, has_injected_jobs, None);
     }
 
     /// [`no_work_found`](JecSleep::no_work_found), but a sleep it starts
@@ -433,22 +428,30 @@ impl JecSleep {
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "no_work_found_until: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
-        self.round(idle, latch, has_injected_jobs, Some(deadline))
+        self.round(
+            "no_work_found_until",
+            idle,
+            latch,
+            has_injected_jobs,
+            Some(deadline),
+        )
     }
 
     /// One empty round; a sleep it starts ends at `deadline` if given.
+    #[inline]
     fn round(
         &self,
+        operation: &str,
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
         let sleepy_round = self.policy.rounds_until_sleepy();
         if idle.rounds < sleepy_round {
             self.policy.pause(idle.rounds);
