@@ -93,6 +93,11 @@ mod notifier;
 
 mod protocol;
 
+// Test-only helpers, written once: the hang watchdog and friends, shared
+// with tests/ through tests/common.
+#[cfg(all(test, not(loom)))]
+mod test_support;
+
 pub use backend::{parking_backend, ParkingBackend};
 pub use error::CapacityError;
 pub use jec::{Counters, JecIdle, JecSleep};

@@ -12,13 +12,13 @@
 //! into a failure naming the test; no test asserts on a duration.
 
 mod common;
-use common::{with_watchdog, WATCHDOG};
-use std::any::Any;
-use std::cell::Cell;
-use std::panic::{self, AssertUnwindSafe};
+use common::{
+    assert_counts, end_search, registered_round, registered_round_until, sleepy_round,
+    sleepy_worker, with_watchdog, FinalCheck, WATCHDOG,
+};
 use std::time::Instant;
 
-use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
+use eventcount::{CoreLatch, Counters, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
 const UNSET: &str = "CoreLatch(\"unset\")";
 
@@ -27,76 +27,51 @@ fn eager(workers: usize) -> JecSleep {
     JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
 }
 
-/// The `has_injected_jobs` closure of one or more `no_work_found` calls,
-/// counting its runs.
-///
-/// The worker is registered as a sleeper while the closure runs, and a panic
-/// unwinding from there leaves it registered: the `JecIdle`'s drop then
-/// trips a debug assertion and the whole test binary aborts. So a failed
-/// assertion inside is caught, the closure returns true (the worker cancels
-/// its sleep cleanly), and [`FinalCheck::rethrow`] raises it once
-/// `no_work_found` has returned.
-struct FinalCheck {
-    calls: Cell<u32>,
-    failure: Cell<Option<Box<dyn Any + Send>>>,
-}
-
-impl FinalCheck {
-    fn new() -> Self {
-        FinalCheck {
-            calls: Cell::new(0),
-            failure: Cell::new(None),
-        }
-    }
-
-    /// A final check running `check`, which says whether injected work
-    /// exists.
-    fn run<'a>(&'a self, check: impl FnOnce() -> bool + 'a) -> impl FnOnce() -> bool + 'a {
-        move || {
-            self.calls.set(self.calls.get() + 1);
-            match panic::catch_unwind(AssertUnwindSafe(check)) {
-                Ok(found) => found,
-                Err(payload) => {
-                    self.failure.set(Some(payload));
-                    true
-                }
-            }
-        }
-    }
-
-    /// A final check that should not be reached. It reports injected work,
-    /// so that a regression returns instead of blocking, and is seen in
-    /// [`FinalCheck::calls`].
-    fn unreached(&self) -> impl FnOnce() -> bool + '_ {
-        self.run(|| true)
-    }
-
-    fn calls(&self) -> u32 {
-        self.calls.get()
-    }
-
-    /// Raise a panic caught inside the closure, if any.
-    fn rethrow(&self) {
-        if let Some(payload) = self.failure.take() {
-            panic::resume_unwind(payload);
-        }
-    }
-}
-
-/// One sleepy round: the JEC must end even and the final check not run.
-fn sleepy_round(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch, what: &str) {
+/// A round that must return before the worker registers as a sleeper: the
+/// final check must not run (it would report work, so a regression returns
+/// instead of blocking, and shows here).
+fn round_stopped_before_registering(
+    sleep: &JecSleep,
+    idle: &mut JecIdle<'_>,
+    latch: &CoreLatch,
+    what: &str,
+) {
     let check = FinalCheck::new();
     sleep.no_work_found(idle, latch, check.unreached());
     assert_eq!(
         check.calls(),
         0,
-        "{what}: the sleepy round ran the final check"
+        "{what}: the worker registered as a sleeper"
     );
-    let c = sleep.counters();
-    assert!(
-        !c.jec_is_active(),
-        "{what}: not sleepy after the sleepy round: {c:?}"
+}
+
+/// The timed form of [`round_stopped_before_registering`]: whatever the
+/// deadline, it must report `Notified`, as it never slept.
+fn timed_round_stopped_before_registering(
+    sleep: &JecSleep,
+    idle: &mut JecIdle<'_>,
+    latch: &CoreLatch,
+    deadline: Instant,
+    what: &str,
+) {
+    let check = FinalCheck::new();
+    let outcome = sleep.no_work_found_until(idle, latch, check.unreached(), deadline);
+    assert_eq!(outcome, WaitOutcome::Notified, "{what}");
+    assert_eq!(
+        check.calls(),
+        0,
+        "{what}: the worker registered as a sleeper"
     );
+}
+
+/// A round after the sleepy one whose final check finds work: the check
+/// runs once and the worker cancels its sleep. Returns the counters after
+/// it.
+fn final_check_finds_work(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch) -> Counters {
+    let check = FinalCheck::new();
+    sleep.no_work_found(idle, latch, check.run(|| true));
+    assert_eq!(check.calls(), 1, "the final check must run once");
+    sleep.counters()
 }
 
 /// The latch's state as its `Debug` output names it.
@@ -125,81 +100,71 @@ impl Post {
 // ---------------------------------------------------------------------------
 
 fn posted_between_sleepy_and_sleeping_cas(post: Post) {
+    let what = format!("{post:?}");
     let sleep = eager(1);
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     let start = sleep.counters();
     assert!(
         start.jec_is_active(),
-        "{post:?}: a new JecSleep starts active: {start:?}"
+        "{what}: a new JecSleep starts active: {start:?}"
     );
 
     // Round 0: the sleepy round.
-    sleepy_round(&sleep, &mut idle, &latch, &format!("{post:?}"));
-    let sleepy = sleep.counters();
-    assert_eq!(sleepy.jec(), start.jec().wrapping_add(1), "{post:?}");
-    assert_eq!((sleepy.sleeping(), sleepy.inactive()), (0, 1), "{post:?}");
-    assert_eq!(idle.rounds(), 1, "{post:?}");
+    sleepy_round(&sleep, &mut idle, &latch, &what);
+    let sleepy = assert_counts(&sleep, (0, 1), &what);
+    assert_eq!(sleepy.jec(), start.jec().wrapping_add(1), "{what}");
+    assert_eq!(idle.rounds(), 1, "{what}");
 
     // The post: the JEC becomes odd again. Nobody sleeps, so nobody is woken.
     post.post(&sleep, 1, true);
-    let posted = sleep.counters();
+    let posted = assert_counts(&sleep, (0, 1), &what);
     assert!(
         posted.jec_is_active(),
-        "{post:?}: a post must make the JEC odd: {posted:?}"
+        "{what}: a post must make the JEC odd: {posted:?}"
     );
-    assert_eq!(posted.jec(), sleepy.jec().wrapping_add(1), "{post:?}");
-    assert_eq!((posted.sleeping(), posted.inactive()), (0, 1), "{post:?}");
+    assert_eq!(posted.jec(), sleepy.jec().wrapping_add(1), "{what}");
 
     // Round 1 tries to sleep. The JEC moved, so the sleeping CAS must not
     // happen: the call returns before the final check. (Had the worker
     // registered, the final check would report work and the call would
     // still return, with the regression seen in `calls`.)
-    let check = FinalCheck::new();
-    sleep.no_work_found(&mut idle, &latch, check.unreached());
-    assert_eq!(
-        check.calls(),
-        0,
-        "{post:?}: the worker registered as a sleeper although the JEC changed"
+    round_stopped_before_registering(
+        &sleep,
+        &mut idle,
+        &latch,
+        &format!("{what}: the JEC changed"),
     );
-    let after = sleep.counters();
-    assert_eq!(after.sleeping(), 0, "{post:?}: {after:?}");
-    assert_eq!(after.inactive(), 1, "{post:?}: {after:?}");
+    let after = assert_counts(&sleep, (0, 1), &what);
     assert_eq!(
         after.jec(),
         posted.jec(),
-        "{post:?}: a failed sleep attempt moved the JEC"
+        "{what}: a failed sleep attempt moved the JEC"
     );
-    assert_eq!(sleep.num_sleeping(), 0, "{post:?}");
+    assert_eq!(sleep.num_sleeping(), 0, "{what}");
     assert_eq!(
         latch_state(&latch),
         UNSET,
-        "{post:?}: the latch must be back to unset"
+        "{what}: the latch must be back to unset"
     );
-    assert!(!latch.probe(), "{post:?}");
+    assert!(!latch.probe(), "{what}");
     // Partly woken: the next round is the sleepy round again, no new run of
     // idle rounds.
     assert_eq!(
         idle.rounds(),
         sleep.policy().rounds_until_sleepy(),
-        "{post:?}"
+        "{what}"
     );
 
     // And it does get sleepy again at once.
-    sleepy_round(&sleep, &mut idle, &latch, &format!("{post:?} again"));
+    sleepy_round(&sleep, &mut idle, &latch, &format!("{what} again"));
     assert_eq!(
         sleep.counters().jec(),
         posted.jec().wrapping_add(1),
-        "{post:?}"
+        "{what}"
     );
 
-    sleep.work_found();
-    let end = sleep.counters();
-    assert_eq!(
-        (end.sleeping(), end.inactive()),
-        (0, 0),
-        "{post:?}: {end:?}"
-    );
+    end_search(&sleep, &what);
 }
 
 #[test]
@@ -238,8 +203,7 @@ fn a_second_sleepy_worker_does_not_move_the_jec() {
     );
     assert_eq!(sleepy.inactive(), 2);
     sleep.work_found();
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "both workers found work");
 }
 
 // ---------------------------------------------------------------------------
@@ -259,44 +223,26 @@ fn post_while_registered(
     with_watchdog(name, move || {
         let sleep = eager(workers);
         let latch = CoreLatch::new();
-        let mut idle = sleep.start_looking(0);
-        sleepy_round(&sleep, &mut idle, &latch, name);
+        let mut idle = sleepy_worker(&sleep, &latch, name);
 
-        let check = FinalCheck::new();
-        sleep.no_work_found(
-            &mut idle,
-            &latch,
-            check.run(|| {
-                let registered = sleep.counters();
-                assert_eq!(
-                    registered.sleeping(),
-                    1,
-                    "{name}: not registered: {registered:?}"
-                );
-                assert_eq!(sleep.num_sleeping(), 1, "{name}");
-                in_window(&sleep, &latch);
-                let woken = sleep.counters();
-                assert_eq!(
-                    woken.sleeping(),
-                    0,
-                    "{name}: the worker was not claimed: {woken:?}"
-                );
-                assert_eq!(sleep.num_sleeping(), 0, "{name}");
-                false
-            }),
-        );
-        check.rethrow();
-        assert_eq!(check.calls(), 1, "{name}: the final check must run once");
+        registered_round(&sleep, &mut idle, &latch, name, || {
+            assert_eq!(sleep.num_sleeping(), 1, "{name}");
+            in_window(&sleep, &latch);
+            let woken = sleep.counters();
+            assert_eq!(
+                woken.sleeping(),
+                0,
+                "{name}: the worker was not claimed: {woken:?}"
+            );
+            assert_eq!(sleep.num_sleeping(), 0, "{name}");
+            false
+        });
 
-        let after = sleep.counters();
-        assert_eq!(after.sleeping(), 0, "{name}: {after:?}");
-        assert_eq!(after.inactive(), 1, "{name}: {after:?}");
+        assert_counts(&sleep, (0, 1), name);
         assert_eq!(sleep.num_sleeping(), 0, "{name}");
         // Fully woken: a new run of idle rounds.
         assert_eq!(idle.rounds(), 0, "{name}");
-        sleep.work_found();
-        let end = sleep.counters();
-        assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{name}: {end:?}");
+        end_search(&sleep, name);
         // The latch is back to unset unless the window set it.
         assert!(
             latch.probe() || latch_state(&latch) == UNSET,
@@ -305,33 +251,34 @@ fn post_while_registered(
     });
 }
 
-#[test]
-fn internal_job_while_registered_wakes_the_sleeper() {
-    post_while_registered("internal_empty", 1, |sleep, _| {
+/// A post to an empty queue while the worker is registered: the JEC turns
+/// odd again, and the post wakes the sleeper.
+fn post_to_empty_queue_while_registered(name: &'static str, post: Post) {
+    post_while_registered(name, 1, move |sleep, _| {
         let before = sleep.counters();
-        sleep.new_internal_jobs(1, true);
+        post.post(sleep, 1, true);
         assert!(sleep.counters().jec_is_active());
         assert_eq!(sleep.counters().jec(), before.jec().wrapping_add(1));
     });
 }
 
 #[test]
+fn internal_job_while_registered_wakes_the_sleeper() {
+    post_to_empty_queue_while_registered("internal_empty", Post::Internal);
+}
+
+#[test]
 fn injected_job_while_registered_wakes_the_sleeper() {
-    post_while_registered("injected_empty", 1, |sleep, _| {
-        let before = sleep.counters();
-        sleep.new_injected_jobs(1, true);
-        assert!(sleep.counters().jec_is_active());
-        assert_eq!(sleep.counters().jec(), before.jec().wrapping_add(1));
-    });
+    post_to_empty_queue_while_registered("injected_empty", Post::Injected);
 }
 
 #[test]
 fn post_to_non_empty_queue_while_registered_wakes_the_sleeper() {
     post_while_registered("internal_non_empty", 1, |sleep, _| {
-        sleep.new_internal_jobs(1, false);
+        Post::Internal.post(sleep, 1, false);
     });
     post_while_registered("injected_non_empty", 1, |sleep, _| {
-        sleep.new_injected_jobs(1, false);
+        Post::Injected.post(sleep, 1, false);
     });
 }
 
@@ -408,8 +355,7 @@ fn wake_all_while_registered_wakes_the_sleeper() {
 fn latch_set_while_sleepy_stops_the_sleep() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "latch");
+    let mut idle = sleepy_worker(&sleep, &latch, "latch");
 
     assert!(
         !latch.set(),
@@ -417,73 +363,45 @@ fn latch_set_while_sleepy_stops_the_sleep() {
     );
     assert!(latch.probe());
 
-    let check = FinalCheck::new();
-    sleep.no_work_found(&mut idle, &latch, check.unreached());
-    assert_eq!(
-        check.calls(),
-        0,
-        "a set latch must stop the sleep before registration"
-    );
+    round_stopped_before_registering(&sleep, &mut idle, &latch, "a set latch");
     assert!(latch.probe(), "the latch must stay set");
-    let after = sleep.counters();
-    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+    assert_counts(&sleep, (0, 1), "a set latch");
     assert_eq!(sleep.num_sleeping(), 0);
 
     // Every further round returns at once too.
-    for _ in 0..3 {
-        sleep.no_work_found(&mut idle, &latch, check.unreached());
+    for round in 0..3 {
+        let what = format!("a set latch, round {round} after");
+        round_stopped_before_registering(&sleep, &mut idle, &latch, &what);
     }
-    assert_eq!(check.calls(), 0);
     assert!(latch.probe());
     assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "latch");
 }
 
 #[test]
 fn set_latch_while_sleepy_sets_it_and_wakes_nobody() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "set_latch");
+    let mut idle = sleepy_worker(&sleep, &latch, "set_latch");
     sleep.set_latch(&latch, 0);
     assert!(latch.probe());
-    let check = FinalCheck::new();
-    sleep.no_work_found(&mut idle, &latch, check.unreached());
-    assert_eq!(check.calls(), 0);
-    let after = sleep.counters();
-    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    round_stopped_before_registering(&sleep, &mut idle, &latch, "set_latch");
+    assert_counts(&sleep, (0, 1), "set_latch");
+    end_search(&sleep, "set_latch");
 }
 
 #[test]
 fn final_check_finding_injected_work_stops_the_sleep() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "first");
+    let mut idle = sleepy_worker(&sleep, &latch, "first");
     let sleepy = sleep.counters();
 
-    let check = FinalCheck::new();
-    sleep.no_work_found(
-        &mut idle,
-        &latch,
-        check.run(|| {
-            assert_eq!(
-                sleep.counters().sleeping(),
-                1,
-                "the final check runs registered"
-            );
-            assert_eq!(sleep.num_sleeping(), 1);
-            true
-        }),
-    );
-    check.rethrow();
-    assert_eq!(check.calls(), 1, "the final check must run exactly once");
-    let after = sleep.counters();
-    assert_eq!(after.sleeping(), 0, "{after:?}");
-    assert_eq!(after.inactive(), 1, "{after:?}");
+    registered_round(&sleep, &mut idle, &latch, "the final check", || {
+        assert_eq!(sleep.num_sleeping(), 1);
+        true
+    });
+    let after = assert_counts(&sleep, (0, 1), "found work");
     assert_eq!(
         after.jec(),
         sleepy.jec(),
@@ -497,13 +415,10 @@ fn final_check_finding_injected_work_stops_the_sleep() {
     // stays), then another final check.
     sleepy_round(&sleep, &mut idle, &latch, "second");
     assert_eq!(sleep.counters(), after);
-    sleep.no_work_found(&mut idle, &latch, check.run(|| true));
-    assert_eq!(check.calls(), 2);
-    assert_eq!(sleep.counters().sleeping(), 0);
+    let again = final_check_finds_work(&sleep, &mut idle, &latch);
+    assert_eq!(again.sleeping(), 0, "{again:?}");
 
-    sleep.work_found();
-    let end = sleep.counters();
-    assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{end:?}");
+    end_search(&sleep, "found work twice");
 }
 
 // ---------------------------------------------------------------------------
@@ -520,8 +435,7 @@ fn counters_return_to_zero_after_work_found() {
         sleep.work_found();
     }
     drop(idles);
-    let c = sleep.counters();
-    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    assert_counts(&sleep, (0, 0), "every worker found work");
 }
 
 #[test]
@@ -531,21 +445,17 @@ fn counters_return_to_zero_after_a_final_check_that_found_work() {
     {
         let mut idle = sleep.start_looking(1);
         sleepy_round(&sleep, &mut idle, &latch, "final_check_found");
-        let check = FinalCheck::new();
-        sleep.no_work_found(&mut idle, &latch, check.run(|| true));
-        assert_eq!(check.calls(), 1);
-        assert_eq!(sleep.counters().inactive(), 1);
+        let found = final_check_finds_work(&sleep, &mut idle, &latch);
+        assert_eq!(found.inactive(), 1, "{found:?}");
         sleep.work_found();
     }
-    let c = sleep.counters();
-    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    assert_counts(&sleep, (0, 0), "final_check_found");
     // Dropping an JecIdle changes nothing: only work_found ends a search.
     let idle = sleep.start_looking(1);
     assert_eq!(sleep.counters().inactive(), 1);
     drop(idle);
     assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "after the dropped JecIdle");
 }
 
 #[test]
@@ -566,11 +476,9 @@ fn default_policy_gets_sleepy_after_its_yield_rounds() {
     }
     assert_eq!(check.calls(), 0);
     sleepy_round(&sleep, &mut idle, &latch, "after the yield rounds");
-    sleep.no_work_found(&mut idle, &latch, check.run(|| true));
-    assert_eq!(check.calls(), 1);
-    assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    let found = final_check_finds_work(&sleep, &mut idle, &latch);
+    assert_eq!(found.sleeping(), 0, "{found:?}");
+    end_search(&sleep, "default policy");
 }
 
 // ---------------------------------------------------------------------------
@@ -583,46 +491,27 @@ fn timed_sleep_past_its_deadline_times_out_uncounted() {
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     let past = Instant::now();
-    let check = FinalCheck::new();
     // The sleepy round does not sleep, so it cannot time out.
-    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), past);
-    assert_eq!(outcome, WaitOutcome::Notified);
-    assert_eq!(check.calls(), 0);
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, past, "sleepy round");
     assert!(!sleep.counters().jec_is_active());
 
-    let check = FinalCheck::new();
-    let outcome = sleep.no_work_found_until(
-        &mut idle,
-        &latch,
-        check.run(|| {
-            assert_eq!(sleep.counters().sleeping(), 1, "not registered");
-            false
-        }),
-        past,
-    );
-    check.rethrow();
-    assert_eq!(check.calls(), 1);
+    let outcome = registered_round_until(&sleep, &mut idle, &latch, past, "timed", || false);
     assert_eq!(outcome, WaitOutcome::TimedOut);
-    let after = sleep.counters();
-    assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
+    assert_counts(&sleep, (0, 1), "timed out");
     assert_eq!(sleep.num_sleeping(), 0);
     assert_eq!(latch_state(&latch), UNSET);
     assert_eq!(idle.rounds(), 0, "back to searching from scratch");
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "timed out");
 }
 
 #[test]
 fn timed_sleep_after_a_post_returns_notified_without_registering() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "timed");
+    let mut idle = sleepy_worker(&sleep, &latch, "timed");
     sleep.new_injected_jobs(1, true);
-    let check = FinalCheck::new();
-    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), Instant::now());
-    assert_eq!(outcome, WaitOutcome::Notified);
-    assert_eq!(check.calls(), 0, "registered although the JEC changed");
+    let now = Instant::now();
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "the JEC changed");
     assert_eq!(sleep.counters().sleeping(), 0);
     sleep.work_found();
 }
@@ -632,29 +521,17 @@ fn timed_sleep_woken_in_the_registration_window_is_notified() {
     with_watchdog("timed_registered_post", || {
         let sleep = eager(1);
         let latch = CoreLatch::new();
-        let mut idle = sleep.start_looking(0);
-        sleepy_round(&sleep, &mut idle, &latch, "timed_registered_post");
+        let mut idle = sleepy_worker(&sleep, &latch, "timed_registered_post");
         // Far enough that only a hang reaches it; the watchdog fires first.
         let far = Instant::now() + 2 * WATCHDOG;
-        let check = FinalCheck::new();
-        let outcome = sleep.no_work_found_until(
-            &mut idle,
-            &latch,
-            check.run(|| {
-                assert_eq!(sleep.counters().sleeping(), 1, "not registered");
-                sleep.new_internal_jobs(1, true);
-                assert_eq!(sleep.counters().sleeping(), 0, "not claimed");
-                false
-            }),
-            far,
-        );
-        check.rethrow();
-        assert_eq!(check.calls(), 1);
+        let outcome = registered_round_until(&sleep, &mut idle, &latch, far, "timed", || {
+            sleep.new_internal_jobs(1, true);
+            assert_eq!(sleep.counters().sleeping(), 0, "not claimed");
+            false
+        });
         assert_eq!(outcome, WaitOutcome::Notified);
-        let after = sleep.counters();
-        assert_eq!((after.sleeping(), after.inactive()), (0, 1), "{after:?}");
-        sleep.work_found();
-        assert_eq!(sleep.counters().inactive(), 0);
+        assert_counts(&sleep, (0, 1), "woken");
+        end_search(&sleep, "woken");
     });
 }
 
@@ -662,13 +539,10 @@ fn timed_sleep_woken_in_the_registration_window_is_notified() {
 fn timed_sleep_with_a_set_latch_returns_notified() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "timed latch");
+    let mut idle = sleepy_worker(&sleep, &latch, "timed latch");
     sleep.set_latch(&latch, 0);
-    let check = FinalCheck::new();
-    let outcome = sleep.no_work_found_until(&mut idle, &latch, check.unreached(), Instant::now());
-    assert_eq!(outcome, WaitOutcome::Notified);
-    assert_eq!(check.calls(), 0);
+    let now = Instant::now();
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "a set latch");
     assert!(latch.probe());
     sleep.work_found();
 }

@@ -7,114 +7,23 @@
 //! which turns a hang into a failure naming the test; none asserts on a
 //! duration.
 
-use std::any::Any;
-use std::cell::Cell;
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread;
-use std::time::Duration;
-
 use super::{JecIdle, JecSleep};
 use crate::latch::CoreLatch;
 use crate::policy::IdlePolicy;
-
-/// Generous: only a hang gets anywhere near it.
-const LIMIT: Duration = Duration::from_secs(30);
-
-/// Run `body` on its own thread; panic naming `name` if it has not finished
-/// within `LIMIT`. A panic inside `body` is propagated as is.
-fn with_watchdog<F>(name: &str, body: F)
-where
-    F: FnOnce() + Send + 'static,
-{
-    let (done_tx, done_rx) = mpsc::channel();
-    let handle = thread::Builder::new()
-        .name(format!("{name}-body"))
-        .spawn(move || {
-            body();
-            let _ = done_tx.send(());
-        })
-        .expect("spawn test body");
-    match done_rx.recv_timeout(LIMIT) {
-        Ok(()) => handle.join().expect("test body panicked after finishing"),
-        Err(RecvTimeoutError::Disconnected) => {
-            if let Err(payload) = handle.join() {
-                panic::resume_unwind(payload);
-            }
-            unreachable!("{name}: body ended without reporting");
-        }
-        Err(RecvTimeoutError::Timeout) => {
-            panic!("{name}: watchdog fired: not finished after {LIMIT:?} (the worker blocked?)")
-        }
-    }
-}
-
-/// The `has_injected_jobs` closure of `no_work_found` calls, counting its
-/// runs. It runs while the worker is registered as a sleeper, and a panic
-/// unwinding from there would leave the worker registered (the `JecIdle`'s
-/// drop then trips a debug assertion and the test binary aborts); so a
-/// failed assertion inside is caught, the closure returns true, and
-/// `rethrow` raises it after `no_work_found` returned.
-struct FinalCheck {
-    calls: Cell<u32>,
-    failure: Cell<Option<Box<dyn Any + Send>>>,
-}
-
-impl FinalCheck {
-    fn new() -> Self {
-        FinalCheck {
-            calls: Cell::new(0),
-            failure: Cell::new(None),
-        }
-    }
-
-    fn run<'a>(&'a self, check: impl FnOnce() -> bool + 'a) -> impl FnOnce() -> bool + 'a {
-        move || {
-            self.calls.set(self.calls.get() + 1);
-            match panic::catch_unwind(AssertUnwindSafe(check)) {
-                Ok(found) => found,
-                Err(payload) => {
-                    self.failure.set(Some(payload));
-                    true
-                }
-            }
-        }
-    }
-
-    /// A final check that should not be reached: it reports work, so a
-    /// regression returns instead of blocking, and shows in `calls`.
-    fn unreached(&self) -> impl FnOnce() -> bool + '_ {
-        self.run(|| true)
-    }
-
-    fn calls(&self) -> u32 {
-        self.calls.get()
-    }
-
-    fn rethrow(&self) {
-        if let Some(payload) = self.failure.take() {
-            panic::resume_unwind(payload);
-        }
-    }
-}
+use crate::test_support::{
+    assert_counts, end_search, registered_round, sleepy_round, sleepy_worker, with_watchdog,
+    FinalCheck,
+};
 
 /// One worker, sleepy at the first empty round, JEC starting at `jec | 1`.
 fn eager_at(jec: u32) -> JecSleep {
     JecSleep::with_initial_jec(1, IdlePolicy::new().yield_rounds(0), jec).expect("one worker fits")
 }
 
-/// One sleepy round: the JEC must end even and the final check not run.
-fn sleepy_round(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch, what: &str) {
-    let check = FinalCheck::new();
-    sleep.no_work_found(idle, latch, check.unreached());
-    assert_eq!(
-        check.calls(),
-        0,
-        "{what}: the sleepy round ran the final check"
-    );
-    let c = sleep.counters();
-    assert!(!c.jec_is_active(), "{what}: not sleepy: {c:?}");
-    assert_eq!(idle.sleepy_jec, Some(c.jec()), "{what}");
+/// What only a unit test can see after a sleepy round: the worker
+/// remembers the JEC value it made sleepy.
+fn assert_remembers_sleepy_jec(sleep: &JecSleep, idle: &JecIdle<'_>, what: &str) {
+    assert_eq!(idle.sleepy_jec, Some(sleep.counters().jec()), "{what}");
 }
 
 #[test]
@@ -147,10 +56,10 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
         let what = format!("cycle {cycle}");
         // Sleepy round: odd -> even.
         sleepy_round(&sleep, &mut idle, &latch, &what);
+        assert_remembers_sleepy_jec(&sleep, &idle, &what);
         expected = expected.wrapping_add(1);
-        let sleepy = sleep.counters();
+        let sleepy = assert_counts(&sleep, (0, 1), &what);
         assert_eq!(sleepy.jec(), expected, "{what}: {sleepy:?}");
-        assert_eq!((sleepy.sleeping(), sleepy.inactive()), (0, 1), "{what}");
 
         // A post: even -> odd.
         if cycle % 2 == 0 {
@@ -159,10 +68,9 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
             sleep.new_injected_jobs(1, true);
         }
         expected = expected.wrapping_add(1);
-        let posted = sleep.counters();
+        let posted = assert_counts(&sleep, (0, 1), &what);
         assert_eq!(posted.jec(), expected, "{what}: {posted:?}");
         assert!(posted.jec_is_active(), "{what}: {posted:?}");
-        assert_eq!((posted.sleeping(), posted.inactive()), (0, 1), "{what}");
 
         // The sleep attempt sees the JEC moved and returns before the final
         // check (which would report work, so a regression cannot block).
@@ -186,9 +94,7 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
     }
     assert_eq!(expected, 11, "the cycles must have crossed the wrap");
 
-    sleep.work_found();
-    let end = sleep.counters();
-    assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{end:?}");
+    let end = end_search(&sleep, "after the cycles");
     assert_eq!(end.jec(), expected);
 }
 
@@ -199,8 +105,8 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
     with_watchdog(name, move || {
         let sleep = eager_at(start);
         let latch = CoreLatch::new();
-        let mut idle = sleep.start_looking(0);
-        sleepy_round(&sleep, &mut idle, &latch, name);
+        let mut idle = sleepy_worker(&sleep, &latch, name);
+        assert_remembers_sleepy_jec(&sleep, &idle, name);
         let sleepy = sleep.counters();
 
         sleep.new_injected_jobs(1, true);
@@ -216,35 +122,20 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
             "{name}: the rollover must restore the sleepy word"
         );
 
-        let check = FinalCheck::new();
-        sleep.no_work_found(
-            &mut idle,
-            &latch,
-            check.run(|| {
-                let registered = sleep.counters();
-                assert_eq!(
-                    registered.sleeping(),
-                    1,
-                    "{name}: the CAS should have succeeded after the rollover: {registered:?}"
-                );
-                assert_eq!(registered.jec(), sleepy.jec(), "{name}");
-                assert_eq!(sleep.num_sleeping(), 1, "{name}");
-                true // the injected job is still there
-            }),
-        );
-        check.rethrow();
-        assert_eq!(check.calls(), 1, "{name}: the final check must run once");
-        let after = sleep.counters();
-        assert_eq!(after.sleeping(), 0, "{name}: {after:?}");
-        assert_eq!(after.inactive(), 1, "{name}: {after:?}");
+        // The sleeping CAS must succeed after the rollover: the worker
+        // registers.
+        registered_round(&sleep, &mut idle, &latch, name, || {
+            assert_eq!(sleep.counters().jec(), sleepy.jec(), "{name}");
+            assert_eq!(sleep.num_sleeping(), 1, "{name}");
+            true // the injected job is still there
+        });
+        assert_counts(&sleep, (0, 1), name);
         assert_eq!(sleep.num_sleeping(), 0, "{name}");
         assert!(!latch.probe(), "{name}");
         assert_eq!(format!("{latch:?}"), "CoreLatch(\"unset\")", "{name}");
         assert_eq!(idle.rounds(), 0, "{name}: fully woken");
 
-        sleep.work_found();
-        let end = sleep.counters();
-        assert_eq!((end.sleeping(), end.inactive()), (0, 0), "{name}: {end:?}");
+        end_search(&sleep, name);
     });
 }
 
@@ -267,31 +158,23 @@ fn rollover_then_post_while_registered_wakes_the_sleeper() {
     with_watchdog("rollover_then_post", || {
         let sleep = eager_at(u32::MAX);
         let latch = CoreLatch::new();
-        let mut idle = sleep.start_looking(0);
-        sleepy_round(&sleep, &mut idle, &latch, "rollover_then_post");
+        let what = "rollover_then_post";
+        let mut idle = sleepy_worker(&sleep, &latch, what);
+        assert_remembers_sleepy_jec(&sleep, &idle, what);
         sleep.new_internal_jobs(1, true);
         sleep.add_jec_wrapping(u32::MAX);
-        let check = FinalCheck::new();
-        sleep.no_work_found(
-            &mut idle,
-            &latch,
-            check.run(|| {
-                assert_eq!(sleep.counters().sleeping(), 1, "not registered");
-                sleep.new_injected_jobs(1, true);
-                assert_eq!(
-                    sleep.counters().sleeping(),
-                    0,
-                    "the post must claim the sleeper"
-                );
-                false
-            }),
-        );
-        check.rethrow();
-        assert_eq!(check.calls(), 1);
-        let c = sleep.counters();
-        assert_eq!((c.sleeping(), c.inactive()), (0, 1), "{c:?}");
+        registered_round(&sleep, &mut idle, &latch, what, || {
+            sleep.new_injected_jobs(1, true);
+            assert_eq!(
+                sleep.counters().sleeping(),
+                0,
+                "the post must claim the sleeper"
+            );
+            false
+        });
+        assert_counts(&sleep, (0, 1), what);
         sleep.work_found();
         drop(idle);
-        assert_eq!(sleep.counters().inactive(), 0);
+        assert_counts(&sleep, (0, 0), what);
     });
 }

@@ -3,62 +3,15 @@
 //! checks of the raw state and slot words.
 //!
 //! Watchdogs only detect hangs: a test fails if its body stops reporting
-//! progress for `LIMIT`. No test asserts on a duration.
+//! progress for `WATCHDOG`. No test asserts on a duration.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
 
 use super::slot::{IDLE, PREPARED, SIGNALED};
 use super::*;
-
-const LIMIT: Duration = Duration::from_secs(30);
-
-/// Progress reports from a test body to its watchdog.
-#[derive(Clone, Default)]
-struct Heartbeat(Arc<AtomicU64>);
-
-impl Heartbeat {
-    fn beat(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// Run `body` on its own thread; panic naming `name` if it goes `LIMIT`
-/// without finishing or beating its heartbeat.
-fn with_watchdog<F: FnOnce(Heartbeat) + Send + 'static>(name: &str, body: F) {
-    let heartbeat = Heartbeat::default();
-    let (tx, rx) = mpsc::channel();
-    let handle = {
-        let heartbeat = heartbeat.clone();
-        thread::spawn(move || {
-            body(heartbeat);
-            let _ = tx.send(());
-        })
-    };
-    let (mut beats, mut quiet_since) = (0, Instant::now());
-    loop {
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(()) => return handle.join().unwrap(),
-            Err(RecvTimeoutError::Disconnected) => {
-                if let Err(payload) = handle.join() {
-                    std::panic::resume_unwind(payload);
-                }
-                unreachable!("{name}: body ended without reporting");
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let now = heartbeat.0.load(Ordering::Relaxed);
-                if now != beats {
-                    (beats, quiet_since) = (now, Instant::now());
-                } else if quiet_since.elapsed() >= LIMIT {
-                    panic!("{name}: watchdog fired: no progress for {LIMIT:?} (hang?)");
-                }
-            }
-        }
-    }
-}
+use crate::test_support::with_progress_watchdog;
 
 /// The epoch every slot of `with_epoch_near_wrap` starts at.
 fn start_epoch() -> u64 {
@@ -142,7 +95,7 @@ fn near_wrap_starts_just_below_the_wrap() {
 #[test]
 fn ping_pong_across_epoch_wrap() {
     const ROUNDS: u64 = 10_000;
-    with_watchdog("ping_pong_across_epoch_wrap", |hb| {
+    with_progress_watchdog("ping_pong_across_epoch_wrap", |hb| {
         let n = Arc::new(Notifier::with_epoch_near_wrap(1));
         let posted = Arc::new(AtomicU64::new(0));
         let acked = Arc::new(AtomicU64::new(0));
@@ -192,7 +145,7 @@ fn ping_pong_across_epoch_wrap() {
 #[test]
 fn turn_taking_across_epoch_wrap() {
     const TURNS: u64 = 10_000;
-    with_watchdog("turn_taking_across_epoch_wrap", |hb| {
+    with_progress_watchdog("turn_taking_across_epoch_wrap", |hb| {
         let n = Arc::new(Notifier::with_epoch_near_wrap(2));
         let turn = Arc::new(AtomicU64::new(0));
         let players: Vec<_> = (0..2u64)
@@ -248,7 +201,7 @@ fn waiters_and_producers_across_epoch_wrap() {
     const WAITERS: usize = 8;
     const PRODUCERS: usize = 2;
     const QUOTA: usize = 400;
-    with_watchdog("waiters_and_producers_across_epoch_wrap", |hb| {
+    with_progress_watchdog("waiters_and_producers_across_epoch_wrap", |hb| {
         let n = Arc::new(Notifier::with_epoch_near_wrap(WAITERS));
         let items = Arc::new(AtomicUsize::new(0));
         let total = WAITERS * QUOTA;

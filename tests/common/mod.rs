@@ -1,41 +1,23 @@
-//! Shared by the integration tests: the hang detector.
+//! Shared by the integration tests: the hang watchdog and the other helpers.
+//! Each test file declares `mod common;` and uses what it needs.
 
-#![allow(dead_code)] // each test file uses what it needs
+#![allow(dead_code)] // each test file uses only the helpers it needs
 
-use std::panic;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread;
-use std::time::Duration;
+// The helpers the crate's unit tests use too live once, in src/test_support
+// (see its module docs for why there); this includes that same directory.
+#[path = "../../src/test_support/mod.rs"]
+mod test_support;
 
-/// How long a test body may run before it counts as hung. Generous on
-/// purpose: it only detects hangs, it never measures speed.
-pub const WATCHDOG: Duration = Duration::from_secs(30);
+mod polling;
 
-/// Run `body` on its own thread; panic naming `name` if it has not finished
-/// within [`WATCHDOG`]. A panic inside `body` is propagated as is.
-pub fn with_watchdog<F>(name: &str, body: F)
-where
-    F: FnOnce() + Send + 'static,
-{
-    let (done_tx, done_rx) = mpsc::channel();
-    let handle = thread::Builder::new()
-        .name(format!("{name}-body"))
-        .spawn(move || {
-            body();
-            let _ = done_tx.send(());
-        })
-        .expect("spawn test body");
-    match done_rx.recv_timeout(WATCHDOG) {
-        Ok(()) => handle.join().expect("test body panicked after finishing"),
-        // The sender was dropped without sending: the body panicked.
-        Err(RecvTimeoutError::Disconnected) => {
-            if let Err(payload) = handle.join() {
-                panic::resume_unwind(payload);
-            }
-            unreachable!("{name}: body ended without reporting");
-        }
-        Err(RecvTimeoutError::Timeout) => {
-            panic!("{name}: watchdog fired: not finished after {WATCHDOG:?} (a hang)")
-        }
-    }
-}
+#[allow(unused_imports)] // each test file uses only the helpers it needs
+pub use {
+    polling::wait_until,
+    test_support::{
+        assert_counts, end_search, registered_round, registered_round_until, sleepy_round,
+        sleepy_worker, with_progress_watchdog, with_watchdog, FinalCheck, Heartbeat, WATCHDOG,
+    },
+};
+
+// What src/test_support reaches through `super::`: the crate under test.
+use eventcount::{CoreLatch, Counters, JecIdle, JecSleep, WaitOutcome};

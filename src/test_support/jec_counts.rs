@@ -1,0 +1,18 @@
+//! What tests assert about `JecSleep`'s counters.
+
+use super::{Counters, JecSleep};
+
+/// The counts of sleeping and of inactive workers are `expected`. Returns
+/// the counters for further checks.
+pub fn assert_counts(sleep: &JecSleep, expected: (u32, u32), what: &str) -> Counters {
+    let c = sleep.counters();
+    assert_eq!((c.sleeping(), c.inactive()), expected, "{what}: {c:?}");
+    c
+}
+
+/// The last searching worker finds work: nobody is left sleeping or idle.
+/// Returns the counters for further checks.
+pub fn end_search(sleep: &JecSleep, what: &str) -> Counters {
+    sleep.work_found();
+    assert_counts(sleep, (0, 0), what)
+}

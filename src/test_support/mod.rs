@@ -1,0 +1,36 @@
+//! Test helpers written once and shared by the crate's unit tests (in
+//! `src/`) and its integration tests (in `tests/`).
+//!
+//! Why here: the unit tests cannot import from `tests/`, and an integration
+//! test can only reach the crate's public API, so neither side can simply
+//! `use` the other's helpers. This module is compiled for the crate's own
+//! non-loom tests (`cfg(all(test, not(loom)))` in `lib.rs`), and
+//! `tests/common/mod.rs` includes this same directory with one
+//! `#[path]` attribute. One copy of the code, two crates compiling it.
+//!
+//! For that to work everything here names the crate under test only through
+//! the parent module (`super::`): the crate root in the library's build,
+//! `tests/common` (which imports the types from `eventcount`) in an
+//! integration test's build.
+
+// Each test binary (the library's unit tests are one) uses only the helpers
+// it needs.
+#![allow(dead_code)]
+
+mod final_check;
+mod heartbeat;
+mod jec_counts;
+mod jec_rounds;
+mod watchdog;
+
+#[allow(unused_imports)] // each test binary uses only the helpers it needs
+pub use {
+    final_check::FinalCheck,
+    heartbeat::Heartbeat,
+    jec_counts::{assert_counts, end_search},
+    jec_rounds::{registered_round, registered_round_until, sleepy_round, sleepy_worker},
+    watchdog::{with_progress_watchdog, with_watchdog, WATCHDOG},
+};
+
+// The crate under test, as the parent module names it (see above).
+use super::{CoreLatch, Counters, JecIdle, JecSleep, WaitOutcome};
