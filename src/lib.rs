@@ -93,8 +93,10 @@ mod notifier;
 
 mod protocol;
 
-// Test-only helpers, written once: the hang watchdog and friends, shared
-// with tests/ through tests/common.
+// Test-only helpers, written once: the hang watchdog and friends (shared
+// with tests/ through tests/common), and what the loom models share.
+#[cfg(all(test, loom))]
+mod loom_support;
 #[cfg(all(test, not(loom)))]
 mod test_support;
 

@@ -11,17 +11,13 @@
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
-use loom::thread;
 
 use super::JecSleep;
 use crate::latch::CoreLatch;
+use crate::loom_support::{
+    check, inject_one, join_all, run_one_job, search_until, sleep_until_set, spawn_with, take,
+};
 use crate::policy::IdlePolicy;
-
-fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemptions);
-    builder.check(model);
-}
 
 /// Sleepy at the first empty round, sleep at the second: no yield rounds to
 /// blow up the state space.
@@ -29,42 +25,10 @@ fn sleep_for(workers: usize) -> JecSleep {
     JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
 }
 
-/// Take one job from `queue`, if any.
-fn take(queue: &AtomicUsize) -> bool {
-    let mut n = queue.load(Ordering::Acquire);
-    while n > 0 {
-        match queue.compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => return true,
-            Err(now) => n = now,
-        }
-    }
-    false
-}
-
-/// Post one job to the injector: push, then announce (PushFence inside).
-fn inject_one(sleep: &JecSleep, injector: &AtomicUsize) {
-    let was_empty = injector.fetch_add(1, Ordering::Release) == 0;
-    sleep.new_injected_jobs(1, was_empty);
-}
-
 /// Nobody sleeping, nobody looking: every count taken was given back.
 fn assert_counters_at_rest(sleep: &JecSleep) {
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
-}
-
-/// A worker's idle loop until it has run one job from `queue`. The final
-/// check looks at `injected` (which may be the same queue or another).
-fn run_one_job(sleep: &JecSleep, me: usize, queue: &AtomicUsize, injected: &AtomicUsize) {
-    let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(me);
-    loop {
-        if take(queue) {
-            sleep.work_found();
-            return;
-        }
-        sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
-    }
 }
 
 /// Work posted to a worker's own deque (internal: no fence) after a worker
@@ -80,37 +44,24 @@ fn internal_job_between_sleepy_and_sleeping() {
         let sleep = Arc::new(sleep_for(1));
         let local = Arc::new(AtomicUsize::new(0));
         let announced = Arc::new((AtomicBool::new(false), Notify::new()));
-        let worker = {
-            let (sleep, local, announced) = (sleep.clone(), local.clone(), announced.clone());
-            thread::spawn(move || {
-                let latch = CoreLatch::new();
-                let mut idle = sleep.start_looking(0);
-                // Round 0 is the sleepy round: this announces.
-                sleep.no_work_found(&mut idle, &latch, || false);
-                announced.0.store(true, Ordering::Release);
-                announced.1.notify();
-                loop {
-                    if take(&local) {
-                        sleep.work_found();
-                        return;
-                    }
-                    sleep.no_work_found(&mut idle, &latch, || false);
-                }
-            })
-        };
-        let poster = {
-            let (sleep, local, announced) = (sleep.clone(), local.clone(), announced.clone());
-            thread::spawn(move || {
-                // loom's Notify may wake spuriously: wait on the flag.
-                while !announced.0.load(Ordering::Acquire) {
-                    announced.1.wait();
-                }
-                let was_empty = local.fetch_add(1, Ordering::Release) == 0;
-                sleep.new_internal_jobs(1, was_empty);
-            })
-        };
-        poster.join().unwrap();
-        worker.join().unwrap();
+        let worker = spawn_with!(sleep, local, announced => {
+            let latch = CoreLatch::new();
+            let mut idle = sleep.start_looking(0);
+            // Round 0 is the sleepy round: this announces.
+            sleep.no_work_found(&mut idle, &latch, || false);
+            announced.0.store(true, Ordering::Release);
+            announced.1.notify();
+            search_until(&*sleep, &mut idle, &latch, || take(&local), || false);
+        });
+        let poster = spawn_with!(sleep, local, announced => {
+            // loom's Notify may wake spuriously: wait on the flag.
+            while !announced.0.load(Ordering::Acquire) {
+                announced.1.wait();
+            }
+            let was_empty = local.fetch_add(1, Ordering::Release) == 0;
+            sleep.new_internal_jobs(1, was_empty);
+        });
+        join_all([poster, worker]);
         assert_counters_at_rest(&sleep);
     });
 }
@@ -122,22 +73,15 @@ fn injected_job_with_jec_rollover_caught_by_final_check() {
     check(2, || {
         let sleep = Arc::new(sleep_for(1));
         let injector = Arc::new(AtomicUsize::new(0));
-        let worker = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || run_one_job(&sleep, 0, &injector, &injector))
-        };
-        let poster = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || {
-                inject_one(&sleep, &injector);
-                // 2^32 - 1 further JEC increments by other workers: the JEC
-                // is back where the sleepy worker remembered it, if it
-                // bumped it.
-                sleep.add_jec_wrapping(u32::MAX);
-            })
-        };
-        poster.join().unwrap();
-        worker.join().unwrap();
+        let worker = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
+        let poster = spawn_with!(sleep, injector => {
+            inject_one(&*sleep, &injector);
+            // 2^32 - 1 further JEC increments by other workers: the JEC
+            // is back where the sleepy worker remembered it, if it
+            // bumped it.
+            sleep.add_jec_wrapping(u32::MAX);
+        });
+        join_all([poster, worker]);
     });
 }
 
@@ -150,16 +94,9 @@ fn woken_worker_is_uncounted_before_it_runs() {
     check(3, || {
         let sleep = Arc::new(sleep_for(1));
         let injector = Arc::new(AtomicUsize::new(0));
-        let worker = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || run_one_job(&sleep, 0, &injector, &injector))
-        };
-        let poster = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || inject_one(&sleep, &injector))
-        };
-        poster.join().unwrap();
-        worker.join().unwrap();
+        let worker = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
+        let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
+        join_all([poster, worker]);
         assert_counters_at_rest(&sleep);
     });
 }
@@ -171,22 +108,9 @@ fn latch_set_while_owner_sleepy_or_sleeping() {
     check(3, || {
         let sleep = Arc::new(sleep_for(1));
         let latch = Arc::new(CoreLatch::new());
-        let owner = {
-            let (sleep, latch) = (sleep.clone(), latch.clone());
-            thread::spawn(move || {
-                let mut idle = sleep.start_looking(0);
-                while !latch.probe() {
-                    sleep.no_work_found(&mut idle, &latch, || false);
-                }
-                sleep.work_found();
-            })
-        };
-        let setter = {
-            let (sleep, latch) = (sleep.clone(), latch.clone());
-            thread::spawn(move || sleep.set_latch(&latch, 0))
-        };
-        setter.join().unwrap();
-        owner.join().unwrap();
+        let owner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));
+        let setter = spawn_with!(sleep, latch => sleep.set_latch(&latch, 0));
+        join_all([setter, owner]);
         assert_counters_at_rest(&sleep);
     });
 }
@@ -201,23 +125,13 @@ fn two_posters_two_sleepers() {
         let sleep = Arc::new(sleep_for(2));
         let injector = Arc::new(AtomicUsize::new(0));
         let workers: Vec<_> = (0..2)
-            .map(|me| {
-                let (sleep, injector) = (sleep.clone(), injector.clone());
-                thread::spawn(move || run_one_job(&sleep, me, &injector, &injector))
-            })
+            .map(|me| spawn_with!(sleep, injector => run_one_job(&*sleep, me, &injector)))
             .collect();
         let posters: Vec<_> = (0..2)
-            .map(|_| {
-                let (sleep, injector) = (sleep.clone(), injector.clone());
-                thread::spawn(move || inject_one(&sleep, &injector))
-            })
+            .map(|_| spawn_with!(sleep, injector => inject_one(&*sleep, &injector)))
             .collect();
-        for poster in posters {
-            poster.join().unwrap();
-        }
-        for worker in workers {
-            worker.join().unwrap();
-        }
+        join_all(posters);
+        join_all(workers);
         assert_counters_at_rest(&sleep);
     });
 }
@@ -231,28 +145,20 @@ fn shutdown_wakes_everyone() {
         let shutdown = Arc::new(AtomicBool::new(false));
         let workers: Vec<_> = (0..2)
             .map(|me| {
-                let (sleep, shutdown) = (sleep.clone(), shutdown.clone());
-                thread::spawn(move || {
+                spawn_with!(sleep, shutdown => {
                     let latch = CoreLatch::new();
                     let mut idle = sleep.start_looking(me);
-                    while !shutdown.load(Ordering::Acquire) {
-                        sleep.no_work_found(&mut idle, &latch, || shutdown.load(Ordering::Acquire));
-                    }
-                    sleep.work_found();
+                    let stopping = || shutdown.load(Ordering::Acquire);
+                    search_until(&*sleep, &mut idle, &latch, stopping, stopping);
                 })
             })
             .collect();
-        let stopper = {
-            let (sleep, shutdown) = (sleep.clone(), shutdown.clone());
-            thread::spawn(move || {
-                shutdown.store(true, Ordering::Release);
-                sleep.wake_all();
-            })
-        };
+        let stopper = spawn_with!(sleep, shutdown => {
+            shutdown.store(true, Ordering::Release);
+            sleep.wake_all();
+        });
         stopper.join().unwrap();
-        for worker in workers {
-            worker.join().unwrap();
-        }
+        join_all(workers);
         assert_counters_at_rest(&sleep);
     });
 }
@@ -265,30 +171,23 @@ fn timed_sleep_keeps_the_count_exact() {
     check(2, || {
         let sleep = Arc::new(sleep_for(1));
         let injector = Arc::new(AtomicUsize::new(0));
-        let worker = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || {
-                let latch = CoreLatch::new();
-                let mut idle = sleep.start_looking(0);
-                loop {
-                    if take(&injector) {
-                        break;
-                    }
-                    let deadline = std::time::Instant::now();
-                    let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
-                    if outcome == crate::WaitOutcome::TimedOut {
-                        break;
-                    }
+        let worker = spawn_with!(sleep, injector => {
+            let latch = CoreLatch::new();
+            let mut idle = sleep.start_looking(0);
+            loop {
+                if take(&injector) {
+                    break;
                 }
-                sleep.work_found();
-            })
-        };
-        let poster = {
-            let (sleep, injector) = (sleep.clone(), injector.clone());
-            thread::spawn(move || inject_one(&sleep, &injector))
-        };
-        poster.join().unwrap();
-        worker.join().unwrap();
+                let deadline = std::time::Instant::now();
+                let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+                if outcome == crate::WaitOutcome::TimedOut {
+                    break;
+                }
+            }
+            sleep.work_found();
+        });
+        let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
+        join_all([poster, worker]);
         assert_counters_at_rest(&sleep);
     });
 }

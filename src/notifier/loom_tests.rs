@@ -11,16 +11,10 @@
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
-use loom::thread;
+use loom::thread::JoinHandle;
 
 use super::Notifier;
-
-/// Explore every interleaving with at most `preemptions` forced switches.
-fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemptions);
-    builder.check(model);
-}
+use crate::loom_support::{check, join_all, spawn_with};
 
 /// The waiter side of the pattern: take one permit, sleeping while none is
 /// available. Returns how many times `commit_wait` returned (woken or
@@ -53,139 +47,6 @@ fn take_permit(notifier: &Notifier, wid: usize, permits: &AtomicUsize) -> usize 
     }
 }
 
-/// Make a permit available, then notify: the notifier side of the pattern.
-fn post_permit(notifier: &Notifier, permits: &AtomicUsize) {
-    permits.fetch_add(1, Ordering::Release);
-    notifier.notify_one();
-}
-
-/// The lost-wakeup window: the notify can land anywhere in the waiter's
-/// check / prepare / re-check / commit sequence. The waiter must never sleep
-/// through it.
-#[test]
-fn notify_races_prepare_and_commit() {
-    check(3, || {
-        let notifier = Arc::new(Notifier::new(1));
-        let permits = Arc::new(AtomicUsize::new(0));
-        let waiter = {
-            let (notifier, permits) = (notifier.clone(), permits.clone());
-            thread::spawn(move || take_permit(&notifier, 0, &permits))
-        };
-        post_permit(&notifier, &permits);
-        let wakeups = waiter.join().unwrap();
-        // One notify, so at most one wakeup.
-        assert!(wakeups <= 1, "one notify produced {wakeups} wakeups");
-    });
-}
-
-/// Two waiters, two notify_one: both wake, whatever the interleaving.
-#[test]
-fn two_waiters_two_notify_one() {
-    check(2, || {
-        let notifier = Arc::new(Notifier::new(2));
-        let permits = Arc::new(AtomicUsize::new(0));
-        let waiters: Vec<_> = (0..2)
-            .map(|wid| {
-                let (notifier, permits) = (notifier.clone(), permits.clone());
-                thread::spawn(move || take_permit(&notifier, wid, &permits))
-            })
-            .collect();
-        post_permit(&notifier, &permits);
-        post_permit(&notifier, &permits);
-        for waiter in waiters {
-            waiter.join().unwrap();
-        }
-        assert_eq!(notifier.num_sleeping(), 0);
-    });
-}
-
-/// notify_all reaches pre-waiters and committed waiters alike.
-#[test]
-fn notify_all_reaches_pre_waiters_and_committed() {
-    check(2, || {
-        let notifier = Arc::new(Notifier::new(2));
-        let go = Arc::new(AtomicBool::new(false));
-        let waiters: Vec<_> = (0..2)
-            .map(|wid| {
-                let (notifier, go) = (notifier.clone(), go.clone());
-                thread::spawn(move || loop {
-                    if go.load(Ordering::Acquire) {
-                        return;
-                    }
-                    let wait = notifier.prepare_wait(wid);
-                    if go.load(Ordering::Acquire) {
-                        notifier.cancel_wait(wait);
-                    } else {
-                        notifier.commit_wait(wait);
-                    }
-                })
-            })
-            .collect();
-        go.store(true, Ordering::Release);
-        let released = notifier.notify_all();
-        assert!(released <= 2, "notify_all released {released} of 2 waiters");
-        for waiter in waiters {
-            waiter.join().unwrap();
-        }
-    });
-}
-
-/// A waiter that cancels must not consume the signal another waiter needs
-/// (Eigen's 2019 regression b). The canceller always finds its condition
-/// true on the re-check; the sleeper needs the one notification.
-#[test]
-fn cancel_racing_notify_keeps_signal_for_other_waiter() {
-    check(3, || {
-        let notifier = Arc::new(Notifier::new(2));
-        let permits = Arc::new(AtomicUsize::new(0));
-        let canceller = {
-            let notifier = notifier.clone();
-            thread::spawn(move || {
-                let wait = notifier.prepare_wait(1);
-                // "Found other work": cancel regardless of the permit.
-                notifier.cancel_wait(wait);
-            })
-        };
-        let sleeper = {
-            let (notifier, permits) = (notifier.clone(), permits.clone());
-            thread::spawn(move || take_permit(&notifier, 0, &permits))
-        };
-        post_permit(&notifier, &permits);
-        canceller.join().unwrap();
-        sleeper.join().unwrap();
-    });
-}
-
-/// notify_n(k) never releases more than k waiters, and every wakeup is
-/// accounted for by a release. Bound 3: both waiters must be stopped between
-/// their re-check and their commit while main notifies, which takes three
-/// preemptions.
-#[test]
-fn notify_n_releases_at_most_n() {
-    check(3, || {
-        let notifier = Arc::new(Notifier::new(2));
-        let permits = Arc::new(AtomicUsize::new(0));
-        let waiters: Vec<_> = (0..2)
-            .map(|wid| {
-                let (notifier, permits) = (notifier.clone(), permits.clone());
-                thread::spawn(move || take_permit(&notifier, wid, &permits))
-            })
-            .collect();
-        let mut released = 0;
-        for _ in 0..2 {
-            permits.fetch_add(1, Ordering::Release);
-            let r = notifier.notify_n(1);
-            assert!(r <= 1, "notify_n(1) released {r}");
-            released += r;
-        }
-        let wakeups: usize = waiters.into_iter().map(|w| w.join().unwrap()).sum();
-        assert!(
-            wakeups <= released,
-            "{wakeups} wakeups but only {released} releases"
-        );
-    });
-}
-
 /// Wait until `flag` is set: the check / prepare / re-check / commit loop.
 fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
     loop {
@@ -201,6 +62,114 @@ fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
     }
 }
 
+/// Make a permit available, then notify: the notifier side of the pattern.
+fn post_permit(notifier: &Notifier, permits: &AtomicUsize) {
+    permits.fetch_add(1, Ordering::Release);
+    notifier.notify_one();
+}
+
+/// One thread per slot in `wids`, each taking one permit: the usual waiters.
+/// Each returns its wakeups (see [`take_permit`]).
+fn spawn_permit_takers(
+    notifier: &Arc<Notifier>,
+    permits: &Arc<AtomicUsize>,
+    wids: std::ops::Range<usize>,
+) -> Vec<JoinHandle<usize>> {
+    wids.map(|wid| spawn_with!(notifier, permits => take_permit(&notifier, wid, &permits)))
+        .collect()
+}
+
+/// The lost-wakeup window: the notify can land anywhere in the waiter's
+/// check / prepare / re-check / commit sequence. The waiter must never sleep
+/// through it.
+#[test]
+fn notify_races_prepare_and_commit() {
+    check(3, || {
+        let notifier = Arc::new(Notifier::new(1));
+        let permits = Arc::new(AtomicUsize::new(0));
+        let waiter = spawn_with!(notifier, permits => take_permit(&notifier, 0, &permits));
+        post_permit(&notifier, &permits);
+        let wakeups = waiter.join().unwrap();
+        // One notify, so at most one wakeup.
+        assert!(wakeups <= 1, "one notify produced {wakeups} wakeups");
+    });
+}
+
+/// Two waiters, two notify_one: both wake, whatever the interleaving.
+#[test]
+fn two_waiters_two_notify_one() {
+    check(2, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let permits = Arc::new(AtomicUsize::new(0));
+        let waiters = spawn_permit_takers(&notifier, &permits, 0..2);
+        post_permit(&notifier, &permits);
+        post_permit(&notifier, &permits);
+        join_all(waiters);
+        assert_eq!(notifier.num_sleeping(), 0);
+    });
+}
+
+/// notify_all reaches pre-waiters and committed waiters alike.
+#[test]
+fn notify_all_reaches_pre_waiters_and_committed() {
+    check(2, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let go = Arc::new(AtomicBool::new(false));
+        let waiters: Vec<_> = (0..2)
+            .map(|wid| spawn_with!(notifier, go => wait_for(&notifier, wid, &go)))
+            .collect();
+        go.store(true, Ordering::Release);
+        let released = notifier.notify_all();
+        assert!(released <= 2, "notify_all released {released} of 2 waiters");
+        join_all(waiters);
+    });
+}
+
+/// A waiter that cancels must not consume the signal another waiter needs
+/// (Eigen's 2019 regression b). The canceller always finds its condition
+/// true on the re-check; the sleeper needs the one notification.
+#[test]
+fn cancel_racing_notify_keeps_signal_for_other_waiter() {
+    check(3, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let permits = Arc::new(AtomicUsize::new(0));
+        let canceller = spawn_with!(notifier => {
+            let wait = notifier.prepare_wait(1);
+            // "Found other work": cancel regardless of the permit.
+            notifier.cancel_wait(wait);
+        });
+        let sleeper = spawn_with!(notifier, permits => take_permit(&notifier, 0, &permits));
+        post_permit(&notifier, &permits);
+        canceller.join().unwrap();
+        sleeper.join().unwrap();
+    });
+}
+
+/// notify_n(k) never releases more than k waiters, and every wakeup is
+/// accounted for by a release. Bound 3: both waiters must be stopped between
+/// their re-check and their commit while main notifies, which takes three
+/// preemptions.
+#[test]
+fn notify_n_releases_at_most_n() {
+    check(3, || {
+        let notifier = Arc::new(Notifier::new(2));
+        let permits = Arc::new(AtomicUsize::new(0));
+        let waiters = spawn_permit_takers(&notifier, &permits, 0..2);
+        let mut released = 0;
+        for _ in 0..2 {
+            permits.fetch_add(1, Ordering::Release);
+            let r = notifier.notify_n(1);
+            assert!(r <= 1, "notify_n(1) released {r}");
+            released += r;
+        }
+        let wakeups: usize = join_all(waiters).into_iter().sum();
+        assert!(
+            wakeups <= released,
+            "{wakeups} wakeups but only {released} releases"
+        );
+    });
+}
+
 /// ABA on the waiter stack. Main owns slots A (0), B (1) and C (2) and
 /// prepares B then A, so the stack is A → B. Notifier N1 loads the state,
 /// reads A's link (B) and stalls. N2's notify_all takes both; main cancels
@@ -212,18 +181,12 @@ fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
 fn aba_stale_pop_after_repush() {
     check(2, || {
         let notifier = Arc::new(Notifier::with_epoch_near_wrap(3));
-        let stalled = {
-            let notifier = notifier.clone();
-            thread::spawn(move || {
-                notifier.notify_one();
-            })
-        };
-        let takes_all = {
-            let notifier = notifier.clone();
-            thread::spawn(move || {
-                notifier.notify_all();
-            })
-        };
+        let stalled = spawn_with!(notifier => {
+            notifier.notify_one();
+        });
+        let takes_all = spawn_with!(notifier => {
+            notifier.notify_all();
+        });
         let b = notifier.prepare_wait(1);
         let a = notifier.prepare_wait(0);
         notifier.cancel_wait(a);
@@ -250,21 +213,15 @@ fn cancelled_slots_are_skipped_and_revived() {
     check(2, || {
         let notifier = Arc::new(Notifier::new(3));
         let permits = Arc::new(AtomicUsize::new(0));
-        let sleeper = {
-            let (notifier, permits) = (notifier.clone(), permits.clone());
-            thread::spawn(move || take_permit(&notifier, 0, &permits))
-        };
-        let canceller = {
-            let notifier = notifier.clone();
-            thread::spawn(move || {
-                let below = notifier.prepare_wait(1);
-                let above = notifier.prepare_wait(2);
-                notifier.cancel_wait(below);
-                notifier.cancel_wait(above);
-                let again = notifier.prepare_wait(1);
-                notifier.cancel_wait(again);
-            })
-        };
+        let sleeper = spawn_with!(notifier, permits => take_permit(&notifier, 0, &permits));
+        let canceller = spawn_with!(notifier => {
+            let below = notifier.prepare_wait(1);
+            let above = notifier.prepare_wait(2);
+            notifier.cancel_wait(below);
+            notifier.cancel_wait(above);
+            let again = notifier.prepare_wait(1);
+            notifier.cancel_wait(again);
+        });
         post_permit(&notifier, &permits);
         canceller.join().unwrap();
         sleeper.join().unwrap();
@@ -282,34 +239,23 @@ fn timed_wait_never_swallows_a_notification() {
     check(2, || {
         let notifier = Arc::new(Notifier::new(2));
         let flag = Arc::new(AtomicBool::new(false));
-        let timed = {
-            let (notifier, flag) = (notifier.clone(), flag.clone());
-            thread::spawn(move || {
-                let wait = notifier.prepare_wait(0);
-                if flag.load(Ordering::Acquire) {
-                    notifier.cancel_wait(wait);
-                    return;
-                }
-                let deadline = std::time::Instant::now();
-                if notifier.commit_wait_until(wait, deadline) == crate::WaitOutcome::Notified {
-                    notifier.notify_one();
-                }
-            })
-        };
-        let plain = {
-            let (notifier, flag) = (notifier.clone(), flag.clone());
-            thread::spawn(move || wait_for(&notifier, 1, &flag))
-        };
-        let setter = {
-            let (notifier, flag) = (notifier.clone(), flag.clone());
-            thread::spawn(move || {
-                flag.store(true, Ordering::Release);
+        let timed = spawn_with!(notifier, flag => {
+            let wait = notifier.prepare_wait(0);
+            if flag.load(Ordering::Acquire) {
+                notifier.cancel_wait(wait);
+                return;
+            }
+            let deadline = std::time::Instant::now();
+            if notifier.commit_wait_until(wait, deadline) == crate::WaitOutcome::Notified {
                 notifier.notify_one();
-            })
-        };
-        setter.join().unwrap();
-        timed.join().unwrap();
-        plain.join().unwrap();
+            }
+        });
+        let plain = spawn_with!(notifier, flag => wait_for(&notifier, 1, &flag));
+        let setter = spawn_with!(notifier, flag => {
+            flag.store(true, Ordering::Release);
+            notifier.notify_one();
+        });
+        join_all([setter, timed, plain]);
     });
 }
 
@@ -324,23 +270,15 @@ fn targeted_wake_reaches_only_its_waiter() {
         let other = Arc::new(AtomicBool::new(false));
         let waiters: Vec<_> = [(0, mine.clone()), (1, other.clone())]
             .into_iter()
-            .map(|(wid, flag)| {
-                let notifier = notifier.clone();
-                thread::spawn(move || wait_for(&notifier, wid, &flag))
-            })
+            .map(|(wid, flag)| spawn_with!(notifier => wait_for(&notifier, wid, &flag)))
             .collect();
-        let waker = {
-            let (notifier, mine, other) = (notifier.clone(), mine.clone(), other.clone());
-            thread::spawn(move || {
-                mine.store(true, Ordering::Release);
-                notifier.notify_waiter(0);
-                other.store(true, Ordering::Release);
-                notifier.notify_one();
-            })
-        };
+        let waker = spawn_with!(notifier, mine, other => {
+            mine.store(true, Ordering::Release);
+            notifier.notify_waiter(0);
+            other.store(true, Ordering::Release);
+            notifier.notify_one();
+        });
         waker.join().unwrap();
-        for waiter in waiters {
-            waiter.join().unwrap();
-        }
+        join_all(waiters);
     });
 }

@@ -4,22 +4,24 @@
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
-use loom::thread;
 
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
+use crate::loom_support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
 use crate::policy::IdlePolicy;
 use crate::protocol::NotifierSleep;
 use crate::protocol::SleepProtocol;
 
-fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemptions);
-    builder.check(model);
-}
-
 fn no_rounds() -> IdlePolicy {
     IdlePolicy::new().yield_rounds(0)
+}
+
+/// Set `latch`, owned by worker 0, and wake the owner only if `set` says it
+/// sleeps on it.
+fn set_and_notify<S: SleepProtocol>(latch: &CoreLatch, sleep: &S) {
+    if latch.set() {
+        sleep.notify_worker_latch_is_set(0);
+    }
 }
 
 /// The owner sleeps against its latch; another thread sets it and wakes the
@@ -28,26 +30,9 @@ fn latch_wakes_owner<S: SleepProtocol + 'static>(make: fn() -> S) {
     check(3, move || {
         let sleep = Arc::new(make());
         let latch = Arc::new(CoreLatch::new());
-        let owner = {
-            let (sleep, latch) = (sleep.clone(), latch.clone());
-            thread::spawn(move || {
-                let mut idle = sleep.start_looking(0);
-                while !latch.probe() {
-                    sleep.no_work_found(&mut idle, &latch, || false);
-                }
-                sleep.work_found();
-            })
-        };
-        let setter = {
-            let (sleep, latch) = (sleep.clone(), latch.clone());
-            thread::spawn(move || {
-                if latch.set() {
-                    sleep.notify_worker_latch_is_set(0);
-                }
-            })
-        };
-        setter.join().unwrap();
-        owner.join().unwrap();
+        let owner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));
+        let setter = spawn_with!(sleep, latch => set_and_notify(&latch, &*sleep));
+        join_all([setter, owner]);
     });
 }
 
@@ -62,32 +47,19 @@ fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>(make: fn() -> 
         let sleep = Arc::new(make());
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
-        let owner = {
-            let (sleep, latch, result) = (sleep.clone(), latch.clone(), result.clone());
-            thread::spawn(move || {
-                let mut idle = sleep.start_looking(0);
-                while !latch.probe() {
-                    sleep.no_work_found(&mut idle, &latch, || false);
-                }
-                sleep.work_found();
-                assert_eq!(
-                    result.load(Ordering::Relaxed),
-                    42,
-                    "probe() saw the latch set but not the result written before set()"
-                );
-            })
-        };
-        let setter = {
-            let (sleep, latch, result) = (sleep.clone(), latch.clone(), result.clone());
-            thread::spawn(move || {
-                result.store(42, Ordering::Relaxed);
-                if latch.set() {
-                    sleep.notify_worker_latch_is_set(0);
-                }
-            })
-        };
-        setter.join().unwrap();
-        owner.join().unwrap();
+        let owner = spawn_with!(sleep, latch, result => {
+            sleep_until_set(&*sleep, 0, &latch);
+            assert_eq!(
+                result.load(Ordering::Relaxed),
+                42,
+                "probe() saw the latch set but not the result written before set()"
+            );
+        });
+        let setter = spawn_with!(sleep, latch, result => {
+            result.store(42, Ordering::Relaxed);
+            set_and_notify(&latch, &*sleep);
+        });
+        join_all([setter, owner]);
     });
 }
 
@@ -96,34 +68,9 @@ fn injected_job_runs<S: SleepProtocol + 'static>(make: fn() -> S) {
     check(2, move || {
         let sleep = Arc::new(make());
         let jobs = Arc::new(AtomicUsize::new(0));
-        let worker = {
-            let (sleep, jobs) = (sleep.clone(), jobs.clone());
-            thread::spawn(move || {
-                let latch = CoreLatch::new();
-                let mut idle = sleep.start_looking(0);
-                loop {
-                    let n = jobs.load(Ordering::Acquire);
-                    if n > 0
-                        && jobs
-                            .compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire)
-                            .is_ok()
-                    {
-                        sleep.work_found();
-                        return;
-                    }
-                    sleep.no_work_found(&mut idle, &latch, || jobs.load(Ordering::Acquire) > 0);
-                }
-            })
-        };
-        let poster = {
-            let (sleep, jobs) = (sleep.clone(), jobs.clone());
-            thread::spawn(move || {
-                let was_empty = jobs.fetch_add(1, Ordering::Release) == 0;
-                sleep.new_injected_jobs(1, was_empty);
-            })
-        };
-        poster.join().unwrap();
-        worker.join().unwrap();
+        let worker = spawn_with!(sleep, jobs => run_one_job(&*sleep, 0, &jobs));
+        let poster = spawn_with!(sleep, jobs => inject_one(&*sleep, &jobs));
+        join_all([poster, worker]);
     });
 }
 

@@ -1,0 +1,17 @@
+//! What the loom models of the crate share, written once: how a model is
+//! run ([`check`]), how its actors are spawned and joined, and the worker
+//! and poster steps that both protocols' models take through
+//! [`SleepProtocol`](crate::SleepProtocol).
+//!
+//! The model files are `jec/loom_tests.rs`, `notifier/loom_tests.rs` and
+//! `protocol/loom_tests.rs`. A helper here performs exactly the atomic
+//! operations the inline code it replaced did, in the same order, so a
+//! model explores the same interleavings as before.
+
+mod check;
+mod jobs;
+mod threads;
+
+pub(crate) use check::check;
+pub(crate) use jobs::{inject_one, run_one_job, search_until, sleep_until_set, take};
+pub(crate) use threads::{join_all, spawn_with};
