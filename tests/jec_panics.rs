@@ -3,9 +3,19 @@
 //! its real message, plus the non-panicking counterparts (`try_with_policy`,
 //! a search ended by a guard while unwinding).
 
+mod common;
+use common::{assert_counts, end_search};
 use std::panic::{self, AssertUnwindSafe};
 
-use eventcount::{CoreLatch, IdlePolicy, JecSleep};
+use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
+
+/// Worker `me` starts a search and ends it: counted idle while it looks,
+/// and nobody is idle after (`sleep` had no other search open).
+fn search_once(sleep: &JecSleep, me: usize, what: &str) {
+    let _idle = sleep.start_looking(me);
+    assert_eq!(sleep.counters().inactive(), 1, "{what}");
+    end_search(sleep, what);
+}
 
 #[test]
 #[should_panic(expected = "supports at most 65535 workers")]
@@ -116,8 +126,7 @@ fn foreign_idle_state_panic_leaves_both_counters_right() {
     assert!(result.is_err());
     // Their search is still open (work_found ends it, not the unwinding).
     assert_eq!(theirs.counters().inactive(), 1);
-    theirs.work_found();
-    assert_eq!(theirs.counters().inactive(), 0);
+    end_search(&theirs, "theirs");
     assert_eq!(
         mine.counters(),
         JecSleep::new(1).counters(),
@@ -143,10 +152,7 @@ fn try_with_policy_at_the_limit_is_ok() {
         .expect("max_workers() workers must fit");
     assert_eq!(sleep.capacity(), 65_535);
     // The last index works.
-    let _idle = sleep.start_looking(65_534);
-    assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    search_once(&sleep, 65_534, "the last index");
 }
 
 /// `work_found` ends a search, not the `JecIdle`'s drop: a loop that can
@@ -169,13 +175,9 @@ fn a_worker_unwinding_while_idle_ends_its_search_with_a_guard() {
         panic!("job panicked");
     }));
     assert!(result.is_err());
-    let c = sleep.counters();
-    assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
+    assert_counts(&sleep, (0, 0), "the guard ended the search");
     // And the worker may start looking again.
-    let _idle = sleep.start_looking(0);
-    assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    search_once(&sleep, 0, "after the unwinding");
 }
 
 #[test]
@@ -190,8 +192,7 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
     assert_eq!(sleep.counters().inactive(), 1);
     sleep.work_found();
     let _idle = sleep.start_looking(0);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "a new search after the panic");
 }
 
 /// The final check is the caller's code and runs while the worker is counted
@@ -199,19 +200,17 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
 /// must not stay SLEEPING (so a later `set` does not report a sleeper).
 #[test]
 fn a_panicking_final_check_leaves_no_phantom_sleeper() {
-    use eventcount::{CoreLatch, IdlePolicy, JecSleep};
     let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     sleep.no_work_found(&mut idle, &latch, || false); // sleepy round
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
         sleep.no_work_found(&mut idle, &latch, || panic!("final check failed"));
     }));
     assert!(result.is_err());
     assert_eq!(sleep.counters().sleeping(), 0, "{:?}", sleep.counters());
     assert_eq!(sleep.num_sleeping(), 0);
-    sleep.work_found();
-    assert_eq!(sleep.counters().inactive(), 0);
+    end_search(&sleep, "after the panicking final check");
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
 }
 
@@ -219,11 +218,10 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
 /// puts the latch back.
 #[test]
 fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
-    use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, SleepProtocol};
     let sleep = NotifierSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
         sleep.no_work_found(&mut idle, &latch, || panic!("re-check failed"));
     }));
     assert!(result.is_err());

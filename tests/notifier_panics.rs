@@ -2,13 +2,26 @@
 //! The documented `# Panics` cases of `Notifier`, and the edge cases next to
 //! them that must *not* panic.
 
+mod common;
+use common::{assert_stack_empty, wait_until, with_watchdog};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
 
-use eventcount::Notifier;
+use eventcount::{Notifier, PreparedWait};
+
+/// Hand `misuse` another notifier and a token prepared on a first one.
+fn with_a_foreign_token(misuse: impl FnOnce(&Notifier, PreparedWait<'_>)) {
+    let (mine, theirs) = (Notifier::new(1), Notifier::new(1));
+    misuse(&theirs, mine.prepare_wait(0));
+}
+
+/// Slot `wid` of `n` is free: it can be prepared (and cancelled) again, and
+/// then nobody is left waiting.
+fn assert_slot_free(n: &Notifier, wid: usize) {
+    n.cancel_wait(n.prepare_wait(wid));
+    assert!(!n.notify_one(), "a waiter was left in slot {wid}");
+}
 
 // ---------------------------------------------------------------------------
 // # Panics
@@ -45,19 +58,13 @@ fn prepare_wait_twice_on_one_slot_panics() {
 #[test]
 #[should_panic(expected = "different Notifier")]
 fn commit_wait_with_foreign_token_panics() {
-    let a = Notifier::new(1);
-    let b = Notifier::new(1);
-    let wait = a.prepare_wait(0);
-    b.commit_wait(wait);
+    with_a_foreign_token(|other, wait| other.commit_wait(wait));
 }
 
 #[test]
 #[should_panic(expected = "different Notifier")]
 fn cancel_wait_with_foreign_token_panics() {
-    let a = Notifier::new(1);
-    let b = Notifier::new(1);
-    let wait = a.prepare_wait(0);
-    b.cancel_wait(wait);
+    with_a_foreign_token(|other, wait| other.cancel_wait(wait));
 }
 
 // ---------------------------------------------------------------------------
@@ -84,9 +91,8 @@ fn foreign_token_panic_leaves_both_notifiers_idle() {
             "foreign token must panic (commit: {commit})"
         );
         for n in [&a, &b] {
-            let dbg = format!("{n:?}");
-            assert!(dbg.contains("top: empty"), "{dbg}");
-            assert!(!n.notify_one(), "{dbg}");
+            assert_stack_empty(n, "after the foreign token");
+            assert!(!n.notify_one(), "{n:?}");
         }
         // Slot 0 of `a` is free again.
         a.cancel_wait(a.prepare_wait(0));
@@ -187,9 +193,7 @@ fn slot_can_be_prepared_again_after_drop() {
     for _ in 0..3 {
         drop(n.prepare_wait(0));
     }
-    let wait = n.prepare_wait(0);
-    n.cancel_wait(wait);
-    assert!(!n.notify_one());
+    assert_slot_free(&n, 0);
 }
 
 #[test]
@@ -200,38 +204,30 @@ fn slot_can_be_prepared_again_after_signalled_commit() {
         assert!(n.notify_one());
         n.commit_wait(wait); // returns at once
     }
-    let wait = n.prepare_wait(0);
-    n.cancel_wait(wait);
-    assert!(!n.notify_one());
+    assert_slot_free(&n, 0);
 }
 
 /// After a commit that really slept and was woken, the owner can prepare
 /// the same slot again at once.
 #[test]
 fn slot_can_be_prepared_again_after_woken_commit() {
-    let n = Arc::new(Notifier::new(1));
-    let (done_tx, done_rx) = mpsc::channel();
-    let waiter = {
-        let n = n.clone();
-        thread::spawn(move || {
-            let wait = n.prepare_wait(0);
-            n.commit_wait(wait);
-            // Right after commit_wait returns:
-            let again = n.prepare_wait(0);
-            n.cancel_wait(again);
-            let _ = done_tx.send(());
-        })
-    };
-    while n.num_sleeping() == 0 {
-        thread::sleep(Duration::from_millis(1));
-    }
-    assert!(n.notify_one());
-    // Watchdog: only detects a hang, never asserts on speed.
-    done_rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("slot_can_be_prepared_again_after_woken_commit: waiter hung or panicked");
-    waiter.join().unwrap();
-    assert!(!n.notify_one());
+    with_watchdog("slot_can_be_prepared_again_after_woken_commit", || {
+        let n = Arc::new(Notifier::new(1));
+        let waiter = {
+            let n = n.clone();
+            thread::spawn(move || {
+                let wait = n.prepare_wait(0);
+                n.commit_wait(wait);
+                // Right after commit_wait returns:
+                let again = n.prepare_wait(0);
+                n.cancel_wait(again);
+            })
+        };
+        wait_until(|| n.num_sleeping() != 0);
+        assert!(n.notify_one());
+        waiter.join().unwrap();
+        assert!(!n.notify_one());
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -248,11 +244,7 @@ fn token_dropped_during_panic_leaves_no_pre_waiter() {
         panic!("re-check blew up");
     }));
     assert!(result.is_err());
-    let dbg = format!("{n:?}");
-    assert!(
-        dbg.contains("top: empty"),
-        "no waiter may be left behind: {dbg}"
-    );
+    assert_stack_empty(&n, "no waiter may be left behind");
     assert!(!n.notify_one(), "no waiter may be left behind");
     assert_eq!(n.num_sleeping(), 0);
     // And the slot is free again.
@@ -271,7 +263,6 @@ fn signalled_token_dropped_during_panic_leaves_nothing() {
         panic!("re-check blew up after the notify");
     }));
     assert!(result.is_err());
-    let dbg = format!("{n:?}");
-    assert!(dbg.contains("top: empty"), "{dbg}");
+    assert_stack_empty(&n, "after the unwinding");
     assert!(!n.notify_one());
 }

@@ -1,117 +1,76 @@
 #![cfg(not(loom))]
 //! Multi-threaded stress tests of `Notifier`, through its public API only.
 //!
-//! Every test that could hang runs its body under `with_watchdog`, which
-//! fails the test (naming it) if the body stops making progress for `LIMIT`.
-//! Long tests report progress through a `Heartbeat` (once per round or per
-//! item), so a loaded machine that merely runs them slowly is not mistaken
-//! for a hang; tests without heartbeats get `LIMIT` in total. The watchdog
-//! only detects hangs (a lost wakeup shows up as one); no test asserts on a
+//! Every test that could hang runs its body under a watchdog (tests/common),
+//! which fails the test (naming it) if the body stops making progress for
+//! `WATCHDOG`. Long tests report progress through a `Heartbeat` (once per
+//! round or per item, `with_progress_watchdog`), so a loaded machine that
+//! merely runs them slowly is not mistaken for a hang; tests without
+//! heartbeats (`with_watchdog`) get `WATCHDOG` in total. The watchdog only
+//! detects hangs (a lost wakeup shows up as one); no test asserts on a
 //! duration or a speed.
 
+mod common;
+use common::{
+    assert_nobody_waits, assert_stack_empty, join_all, spawn_each, take_permit, try_take,
+    wait_for_flag, wait_until, with_progress_watchdog, with_watchdog,
+};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use eventcount::Notifier;
 
-/// Generous: only a hang (lost wakeup, deadlock) gets anywhere near it.
-const LIMIT: Duration = Duration::from_secs(30);
-
-/// Progress reports from a test body to its watchdog.
-#[derive(Clone, Default)]
-struct Heartbeat(Arc<AtomicU64>);
-
-impl Heartbeat {
-    /// Report progress: the watchdog's quiet-period clock restarts.
-    fn beat(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn count(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// Run `body` on its own thread; panic naming `name` if it goes `limit`
-/// without finishing or reporting progress on its heartbeat. A panic inside
-/// `body` is propagated as is.
-fn with_watchdog<F>(name: &str, limit: Duration, body: F)
-where
-    F: FnOnce(Heartbeat) + Send + 'static,
-{
-    let heartbeat = Heartbeat::default();
-    let (done_tx, done_rx) = mpsc::channel();
-    let handle = {
-        let heartbeat = heartbeat.clone();
-        thread::Builder::new()
-            .name(format!("{name}-body"))
-            .spawn(move || {
-                body(heartbeat);
-                let _ = done_tx.send(());
-            })
-            .expect("spawn test body")
-    };
-    let mut beats = heartbeat.count();
-    let mut quiet_since = Instant::now();
+/// A consumer in slot `wid`: it takes items with `take` (which says whether
+/// it got one) as long as there are any, sleeps when there are none, and
+/// returns once `stop` is set and it found nothing. `available` is the
+/// re-check between prepare and commit.
+fn consume_until_stopped(
+    notifier: &Notifier,
+    wid: usize,
+    stop: &AtomicBool,
+    mut take: impl FnMut() -> bool,
+    available: impl Fn() -> bool,
+) {
     loop {
-        match done_rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(()) => return handle.join().expect("test body panicked after finishing"),
-            // The sender was dropped without sending: the body panicked.
-            Err(RecvTimeoutError::Disconnected) => {
-                if let Err(payload) = handle.join() {
-                    std::panic::resume_unwind(payload);
-                }
-                unreachable!("{name}: body ended without reporting");
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let now = heartbeat.count();
-                if now != beats {
-                    beats = now;
-                    quiet_since = Instant::now();
-                } else if quiet_since.elapsed() >= limit {
-                    panic!(
-                        "{name}: watchdog fired: no progress for {limit:?} after {now} \
-                         heartbeats (hang or lost wakeup?)"
-                    );
-                }
-            }
+        // 1. check
+        if take() {
+            continue;
         }
-    }
-}
-
-/// Poll `cond` every millisecond until it holds. Hangs are left to the
-/// caller's watchdog; this never fails on its own.
-fn wait_until(mut cond: impl FnMut() -> bool) {
-    while !cond() {
-        thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// Take one permit from `permits`, if any.
-fn try_take(permits: &AtomicUsize) -> bool {
-    permits
-        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| p.checked_sub(1))
-        .is_ok()
-}
-
-/// The waiter side of the pattern for a permit counter: returns once it has
-/// taken one permit, sleeping while none is available. Spurious returns from
-/// `commit_wait` just loop.
-fn take_permit(notifier: &Notifier, wid: usize, permits: &AtomicUsize) {
-    loop {
-        if try_take(permits) {
+        if stop.load(Ordering::Acquire) {
             return;
         }
+        // 2. prepare
         let wait = notifier.prepare_wait(wid);
-        if permits.load(Ordering::Acquire) > 0 {
+        // 3. re-check
+        if available() || stop.load(Ordering::Acquire) {
             notifier.cancel_wait(wait);
         } else {
+            // 4. commit
             notifier.commit_wait(wait);
         }
+    }
+}
+
+/// A thread that waits in slot `wid` once and leaves when woken.
+fn spawn_sleeper(notifier: &Arc<Notifier>, wid: usize) -> JoinHandle<()> {
+    let notifier = notifier.clone();
+    thread::spawn(move || {
+        let wait = notifier.prepare_wait(wid);
+        notifier.commit_wait(wait);
+    })
+}
+
+/// Release the waiter through one of the three entry points, in turn by
+/// `round`; returns how many waiters were released.
+fn notify_one_by_turns(notifier: &Notifier, round: usize) -> usize {
+    match round % 3 {
+        0 => usize::from(notifier.notify_one()),
+        1 => notifier.notify_n(1),
+        _ => notifier.notify_all(),
     }
 }
 
@@ -130,70 +89,55 @@ const PRODUCERS: usize = 4;
 #[test]
 fn producers_consumers_mutex_queue() {
     const ITEMS_PER_PRODUCER: u64 = 250_000;
-    with_watchdog("producers_consumers_mutex_queue", LIMIT, |hb| {
+    with_progress_watchdog("producers_consumers_mutex_queue", |hb| {
         let total = ITEMS_PER_PRODUCER * PRODUCERS as u64;
         let notifier = Arc::new(Notifier::new(CONSUMERS));
         let queue = Arc::new(Mutex::new(VecDeque::<u64>::new()));
         let consumed = Arc::new(AtomicU64::new(0));
         let done = Arc::new(AtomicBool::new(false));
 
-        let consumers: Vec<_> = (0..CONSUMERS)
-            .map(|wid| {
-                let (notifier, queue, consumed, done, hb) = (
-                    notifier.clone(),
-                    queue.clone(),
-                    consumed.clone(),
-                    done.clone(),
-                    hb.clone(),
-                );
-                thread::spawn(move || {
-                    let mut got = Vec::new();
-                    loop {
-                        // 1. check
-                        let item = queue.lock().unwrap().pop_front();
-                        if let Some(item) = item {
-                            got.push(item);
-                            consumed.fetch_add(1, Ordering::AcqRel);
-                            if got.len() % 256 == 0 {
-                                hb.beat();
-                            }
-                            continue;
-                        }
-                        if done.load(Ordering::Acquire) {
-                            return got;
-                        }
-                        // 2. prepare
-                        let wait = notifier.prepare_wait(wid);
-                        // 3. re-check
-                        if !queue.lock().unwrap().is_empty() || done.load(Ordering::Acquire) {
-                            notifier.cancel_wait(wait);
-                            continue;
-                        }
-                        // 4. commit
-                        notifier.commit_wait(wait);
+        let consumers = spawn_each(CONSUMERS, {
+            let (notifier, queue, consumed, done) = (
+                notifier.clone(),
+                queue.clone(),
+                consumed.clone(),
+                done.clone(),
+            );
+            move |wid| {
+                let mut got = Vec::new();
+                let take = || {
+                    let item = queue.lock().unwrap().pop_front();
+                    let Some(item) = item else {
+                        return false;
+                    };
+                    got.push(item);
+                    consumed.fetch_add(1, Ordering::AcqRel);
+                    if got.len() % 256 == 0 {
+                        hb.beat();
                     }
-                })
-            })
-            .collect();
+                    true
+                };
+                let available = || !queue.lock().unwrap().is_empty();
+                consume_until_stopped(&notifier, wid, &done, take, available);
+                got
+            }
+        });
 
-        let producers: Vec<_> = (0..PRODUCERS as u64)
-            .map(|p| {
-                let (notifier, queue) = (notifier.clone(), queue.clone());
-                thread::spawn(move || {
-                    for i in 0..ITEMS_PER_PRODUCER {
-                        // Items 1..=total, each exactly once across producers.
-                        queue
-                            .lock()
-                            .unwrap()
-                            .push_back(p * ITEMS_PER_PRODUCER + i + 1);
-                        notifier.notify_one();
-                    }
-                })
-            })
-            .collect();
-        for producer in producers {
-            producer.join().unwrap();
-        }
+        let producers = spawn_each(PRODUCERS, {
+            let (notifier, queue) = (notifier.clone(), queue.clone());
+            move |p| {
+                let p = p as u64;
+                for i in 0..ITEMS_PER_PRODUCER {
+                    // Items 1..=total, each exactly once across producers.
+                    queue
+                        .lock()
+                        .unwrap()
+                        .push_back(p * ITEMS_PER_PRODUCER + i + 1);
+                    notifier.notify_one();
+                }
+            }
+        });
+        join_all(producers);
 
         // No shutdown help yet: the consumers must drain the queue on the
         // notifications the producers sent.
@@ -203,10 +147,7 @@ fn producers_consumers_mutex_queue() {
         done.store(true, Ordering::Release);
         notifier.notify_all();
 
-        let mut all: Vec<u64> = Vec::with_capacity(total as usize);
-        for consumer in consumers {
-            all.extend(consumer.join().unwrap());
-        }
+        let mut all: Vec<u64> = join_all(consumers).into_iter().flatten().collect();
         assert_eq!(all.len() as u64, total, "item count");
         assert_eq!(all.iter().sum::<u64>(), total * (total + 1) / 2, "item sum");
         all.sort_unstable();
@@ -214,11 +155,7 @@ fn producers_consumers_mutex_queue() {
             all.iter().copied().eq(1..=total),
             "every item must be consumed exactly once"
         );
-        assert_eq!(notifier.num_sleeping(), 0);
-        assert!(
-            !notifier.notify_one(),
-            "nobody should be waiting at the end"
-        );
+        assert_nobody_waits(&notifier);
     });
 }
 
@@ -230,7 +167,7 @@ fn producers_consumers_mutex_queue() {
 #[test]
 fn producers_consumers_lockstep_bursts() {
     const ITEMS_PER_PRODUCER: usize = 100_000;
-    with_watchdog("producers_consumers_lockstep_bursts", LIMIT, |hb| {
+    with_progress_watchdog("producers_consumers_lockstep_bursts", |hb| {
         let notifier = Arc::new(Notifier::new(CONSUMERS));
         // Per-producer count of items pushed but not consumed yet, and per
         // producer totals taken by consumers.
@@ -240,87 +177,66 @@ fn producers_consumers_lockstep_bursts() {
             Arc::new((0..PRODUCERS).map(|_| AtomicUsize::new(0)).collect());
         let done = Arc::new(AtomicBool::new(false));
 
-        let try_consume = |pending: &[AtomicUsize], taken: &[AtomicUsize], start: usize| {
-            for k in 0..PRODUCERS {
-                let p = (start + k) % PRODUCERS;
-                if try_take(&pending[p]) {
-                    taken[p].fetch_add(1, Ordering::AcqRel);
-                    return true;
+        let consumers = spawn_each(CONSUMERS, {
+            let (notifier, pending, taken, done) = (
+                notifier.clone(),
+                pending.clone(),
+                taken.clone(),
+                done.clone(),
+            );
+            move |wid| {
+                let mut count = 0usize;
+                // Starting at a different producer per consumer.
+                let take = || {
+                    for k in 0..PRODUCERS {
+                        let p = (wid + k) % PRODUCERS;
+                        if try_take(&pending[p]) {
+                            taken[p].fetch_add(1, Ordering::AcqRel);
+                            count += 1;
+                            return true;
+                        }
+                    }
+                    false
+                };
+                let any_pending = || pending.iter().any(|p| p.load(Ordering::Acquire) > 0);
+                consume_until_stopped(&notifier, wid, &done, take, any_pending);
+                count
+            }
+        });
+
+        let producers = spawn_each(PRODUCERS, {
+            let (notifier, pending, taken) = (notifier.clone(), pending.clone(), taken.clone());
+            move |p| {
+                let mut pushed = 0;
+                let mut burst = p % 5;
+                while pushed < ITEMS_PER_PRODUCER {
+                    burst = burst % 5 + 1; // 1..=5
+                    let n = burst.min(ITEMS_PER_PRODUCER - pushed);
+                    for _ in 0..n {
+                        pending[p].fetch_add(1, Ordering::AcqRel);
+                        notifier.notify_one();
+                    }
+                    pushed += n;
+                    // Wait for this burst to be consumed: needs the
+                    // notifications above to have woken someone.
+                    while taken[p].load(Ordering::Acquire) < pushed {
+                        thread::yield_now();
+                    }
+                    hb.beat();
                 }
             }
-            false
-        };
-        let any_pending =
-            |pending: &[AtomicUsize]| pending.iter().any(|p| p.load(Ordering::Acquire) > 0);
-
-        let consumers: Vec<_> = (0..CONSUMERS)
-            .map(|wid| {
-                let (notifier, pending, taken, done) = (
-                    notifier.clone(),
-                    pending.clone(),
-                    taken.clone(),
-                    done.clone(),
-                );
-                thread::spawn(move || {
-                    let mut count = 0usize;
-                    loop {
-                        if try_consume(&pending, &taken, wid) {
-                            count += 1;
-                            continue;
-                        }
-                        if done.load(Ordering::Acquire) {
-                            return count;
-                        }
-                        let wait = notifier.prepare_wait(wid);
-                        if any_pending(&pending) || done.load(Ordering::Acquire) {
-                            notifier.cancel_wait(wait);
-                        } else {
-                            notifier.commit_wait(wait);
-                        }
-                    }
-                })
-            })
-            .collect();
-
-        let producers: Vec<_> = (0..PRODUCERS)
-            .map(|p| {
-                let (notifier, pending, taken, hb) =
-                    (notifier.clone(), pending.clone(), taken.clone(), hb.clone());
-                thread::spawn(move || {
-                    let mut pushed = 0;
-                    let mut burst = p % 5;
-                    while pushed < ITEMS_PER_PRODUCER {
-                        burst = burst % 5 + 1; // 1..=5
-                        let n = burst.min(ITEMS_PER_PRODUCER - pushed);
-                        for _ in 0..n {
-                            pending[p].fetch_add(1, Ordering::AcqRel);
-                            notifier.notify_one();
-                        }
-                        pushed += n;
-                        // Wait for this burst to be consumed: needs the
-                        // notifications above to have woken someone.
-                        while taken[p].load(Ordering::Acquire) < pushed {
-                            thread::yield_now();
-                        }
-                        hb.beat();
-                    }
-                })
-            })
-            .collect();
-        for producer in producers {
-            producer.join().unwrap();
-        }
+        });
+        join_all(producers);
 
         done.store(true, Ordering::Release);
         notifier.notify_all();
-        let total: usize = consumers.into_iter().map(|c| c.join().unwrap()).sum();
+        let total: usize = join_all(consumers).into_iter().sum();
         assert_eq!(total, ITEMS_PER_PRODUCER * PRODUCERS);
         for p in 0..PRODUCERS {
             assert_eq!(pending[p].load(Ordering::Relaxed), 0);
             assert_eq!(taken[p].load(Ordering::Relaxed), ITEMS_PER_PRODUCER);
         }
-        assert_eq!(notifier.num_sleeping(), 0);
-        assert!(!notifier.notify_one());
+        assert_nobody_waits(&notifier);
     });
 }
 
@@ -332,42 +248,37 @@ fn producers_consumers_lockstep_bursts() {
 /// pre-waiter, and the commit returns at once instead of sleeping.
 #[test]
 fn notify_between_prepare_and_commit_single_thread() {
-    with_watchdog(
-        "notify_between_prepare_and_commit_single_thread",
-        LIMIT,
-        |_| {
-            let n = Notifier::new(1);
-            let wait = n.prepare_wait(0);
-            assert_eq!(n.num_sleeping(), 0, "a prepared waiter is not committed");
-            assert!(n.notify_one(), "the prepared waiter must be reached");
-            assert!(
-                !n.notify_one(),
-                "the only waiter already holds a notification"
-            );
-            n.commit_wait(wait); // must not sleep
-            assert_eq!(n.num_sleeping(), 0);
-            assert!(!n.notify_one());
+    with_watchdog("notify_between_prepare_and_commit_single_thread", || {
+        let n = Notifier::new(1);
+        let wait = n.prepare_wait(0);
+        assert_eq!(n.num_sleeping(), 0, "a prepared waiter is not committed");
+        assert!(n.notify_one(), "the prepared waiter must be reached");
+        assert!(
+            !n.notify_one(),
+            "the only waiter already holds a notification"
+        );
+        n.commit_wait(wait); // must not sleep
+        assert_nobody_waits(&n);
 
-            // The same through notify_n and notify_all.
-            let wait = n.prepare_wait(0);
-            assert_eq!(n.notify_n(1), 1);
-            assert_eq!(n.notify_n(1), 0);
-            n.commit_wait(wait);
+        // The same through notify_n and notify_all.
+        let wait = n.prepare_wait(0);
+        assert_eq!(n.notify_n(1), 1);
+        assert_eq!(n.notify_n(1), 0);
+        n.commit_wait(wait);
 
-            let wait = n.prepare_wait(0);
-            assert_eq!(n.notify_all(), 1);
-            assert_eq!(n.notify_all(), 0);
-            n.commit_wait(wait);
-            assert!(!n.notify_one());
-        },
-    );
+        let wait = n.prepare_wait(0);
+        assert_eq!(n.notify_all(), 1);
+        assert_eq!(n.notify_all(), 0);
+        n.commit_wait(wait);
+        assert!(!n.notify_one());
+    });
 }
 
 /// Several prepared waiters on one thread: each notify reaches one of them,
 /// and every commit that finds a notification returns without sleeping.
 #[test]
 fn notify_n_reaches_pre_waiters_single_thread() {
-    with_watchdog("notify_n_reaches_pre_waiters_single_thread", LIMIT, |_| {
+    with_watchdog("notify_n_reaches_pre_waiters_single_thread", || {
         let n = Notifier::new(4);
         let (a, b, c) = (n.prepare_wait(0), n.prepare_wait(1), n.prepare_wait(2));
         assert_eq!(n.notify_n(2), 2);
@@ -383,11 +294,7 @@ fn notify_n_reaches_pre_waiters_single_thread() {
         n.commit_wait(b);
         n.commit_wait(c);
         assert!(!n.notify_one());
-        let dbg = format!("{n:?}");
-        assert!(
-            dbg.contains("top: empty"),
-            "nothing may stay stacked: {dbg}"
-        );
+        assert_stack_empty(&n, "nothing may stay stacked");
     });
 }
 
@@ -397,7 +304,7 @@ fn notify_n_reaches_pre_waiters_single_thread() {
 #[test]
 fn notify_between_prepare_and_commit_threaded() {
     const ROUNDS: usize = 10_000;
-    with_watchdog("notify_between_prepare_and_commit_threaded", LIMIT, |hb| {
+    with_progress_watchdog("notify_between_prepare_and_commit_threaded", |hb| {
         let n = Arc::new(Notifier::new(2));
         let (prepared_tx, prepared_rx) = mpsc::channel::<()>();
         let (notified_tx, notified_rx) = mpsc::channel::<()>();
@@ -415,21 +322,16 @@ fn notify_between_prepare_and_commit_threaded() {
         };
         for round in 0..ROUNDS {
             prepared_rx.recv().unwrap();
-            let released = match round % 3 {
-                0 => usize::from(n.notify_one()),
-                1 => n.notify_n(1),
-                _ => n.notify_all(),
-            };
             assert_eq!(
-                released, 1,
+                notify_one_by_turns(&n, round),
+                1,
                 "round {round}: the prepared waiter must be reached"
             );
             notified_tx.send(()).unwrap();
             hb.beat();
         }
         waiter.join().unwrap();
-        assert_eq!(n.num_sleeping(), 0);
-        assert!(!n.notify_one());
+        assert_nobody_waits(&n);
     });
 }
 
@@ -441,7 +343,7 @@ fn notify_between_prepare_and_commit_threaded() {
 #[test]
 fn notify_races_commit_threaded() {
     const ROUNDS: usize = 20_000;
-    with_watchdog("notify_races_commit_threaded", LIMIT, |hb| {
+    with_progress_watchdog("notify_races_commit_threaded", |hb| {
         let n = Arc::new(Notifier::new(1));
         let (prepared_tx, prepared_rx) = mpsc::channel::<()>();
         let (returned_tx, returned_rx) = mpsc::channel::<()>();
@@ -458,18 +360,16 @@ fn notify_races_commit_threaded() {
         };
         for round in 0..ROUNDS {
             prepared_rx.recv().unwrap();
-            let released = match round % 3 {
-                0 => usize::from(n.notify_one()),
-                1 => n.notify_n(1),
-                _ => n.notify_all(),
-            };
-            assert_eq!(released, 1, "round {round}: the waiter must be released");
+            assert_eq!(
+                notify_one_by_turns(&n, round),
+                1,
+                "round {round}: the waiter must be released"
+            );
             returned_rx.recv().unwrap();
             hb.beat();
         }
         waiter.join().unwrap();
-        assert_eq!(n.num_sleeping(), 0);
-        assert!(!n.notify_one());
+        assert_nobody_waits(&n);
     });
 }
 
@@ -479,52 +379,35 @@ fn notify_races_commit_threaded() {
 #[test]
 fn cancel_of_signalled_pre_waiter_forwards_to_sleeper() {
     const ROUNDS: usize = 200;
-    with_watchdog(
-        "cancel_of_signalled_pre_waiter_forwards_to_sleeper",
-        LIMIT,
-        |hb| {
-            let n = Arc::new(Notifier::new(2));
-            for _ in 0..ROUNDS {
-                let sleeper = {
-                    let n = n.clone();
-                    thread::spawn(move || {
-                        let wait = n.prepare_wait(0);
-                        n.commit_wait(wait);
-                    })
-                };
-                wait_until(|| n.num_sleeping() == 1);
-                let p = n.prepare_wait(1);
-                // The most recent waiter goes first: the notification goes
-                // to `p`, and the sleeper stays committed and stacked.
-                assert!(n.notify_one());
-                assert_eq!(n.num_sleeping(), 1, "the sleeper must not be popped");
-                let dbg = format!("{n:?}");
-                assert!(
-                    dbg.contains("top: 0"),
-                    "the sleeper is still stacked: {dbg}"
-                );
-                n.cancel_wait(p); // forwards the signal to the sleeper
-                sleeper.join().unwrap();
-                assert_eq!(n.num_sleeping(), 0);
-                assert!(!n.notify_one());
-                hb.beat();
-            }
-        },
-    );
+    with_progress_watchdog("cancel_of_signalled_pre_waiter_forwards_to_sleeper", |hb| {
+        let n = Arc::new(Notifier::new(2));
+        for _ in 0..ROUNDS {
+            let sleeper = spawn_sleeper(&n, 0);
+            wait_until(|| n.num_sleeping() == 1);
+            let p = n.prepare_wait(1);
+            // The most recent waiter goes first: the notification goes
+            // to `p`, and the sleeper stays committed and stacked.
+            assert!(n.notify_one());
+            assert_eq!(n.num_sleeping(), 1, "the sleeper must not be popped");
+            let dbg = format!("{n:?}");
+            assert!(
+                dbg.contains("top: 0"),
+                "the sleeper is still stacked: {dbg}"
+            );
+            n.cancel_wait(p); // forwards the signal to the sleeper
+            sleeper.join().unwrap();
+            assert_nobody_waits(&n);
+            hb.beat();
+        }
+    });
 }
 
 /// Same as above, with the pre-waiter's token dropped instead of cancelled.
 #[test]
 fn dropped_signalled_token_forwards_to_sleeper() {
-    with_watchdog("dropped_signalled_token_forwards_to_sleeper", LIMIT, |_| {
+    with_watchdog("dropped_signalled_token_forwards_to_sleeper", || {
         let n = Arc::new(Notifier::new(2));
-        let sleeper = {
-            let n = n.clone();
-            thread::spawn(move || {
-                let wait = n.prepare_wait(0);
-                n.commit_wait(wait);
-            })
-        };
+        let sleeper = spawn_sleeper(&n, 0);
         wait_until(|| n.num_sleeping() == 1);
         {
             let _p = n.prepare_wait(1);
@@ -549,19 +432,17 @@ fn dropped_signalled_token_forwards_to_sleeper() {
 fn notify_n_releases_exactly_n() {
     const WAITERS: usize = 8;
     for size in [WAITERS, 2 * WAITERS] {
-        with_watchdog("notify_n_releases_exactly_n", LIMIT, move |_| {
+        with_watchdog("notify_n_releases_exactly_n", move || {
             let n = Arc::new(Notifier::new(size));
             let permits = Arc::new(AtomicUsize::new(0));
             let exited = Arc::new(AtomicUsize::new(0));
-            let waiters: Vec<_> = (0..WAITERS)
-                .map(|wid| {
-                    let (n, permits, exited) = (n.clone(), permits.clone(), exited.clone());
-                    thread::spawn(move || {
-                        take_permit(&n, wid, &permits);
-                        exited.fetch_add(1, Ordering::AcqRel);
-                    })
-                })
-                .collect();
+            let waiters = spawn_each(WAITERS, {
+                let (n, permits, exited) = (n.clone(), permits.clone(), exited.clone());
+                move |wid| {
+                    take_permit(&n, wid, &permits);
+                    exited.fetch_add(1, Ordering::AcqRel);
+                }
+            });
 
             wait_until(|| n.num_sleeping() == WAITERS);
 
@@ -581,12 +462,9 @@ fn notify_n_releases_exactly_n() {
 
             permits.store(WAITERS - 3, Ordering::Release);
             assert_eq!(n.notify_all(), WAITERS - 3, "size {size}: notify_all");
-            for waiter in waiters {
-                waiter.join().unwrap();
-            }
+            join_all(waiters);
             assert_eq!(exited.load(Ordering::Acquire), WAITERS);
-            assert_eq!(n.num_sleeping(), 0);
-            assert!(!n.notify_one());
+            assert_nobody_waits(&n);
             assert_eq!(n.notify_n(WAITERS), 0);
         });
     }
@@ -596,21 +474,17 @@ fn notify_n_releases_exactly_n() {
 /// `notify_n(100)` releases exactly 4.
 #[test]
 fn notify_n_larger_than_size_releases_all() {
-    with_watchdog("notify_n_larger_than_size_releases_all", LIMIT, |_| {
+    with_watchdog("notify_n_larger_than_size_releases_all", || {
         let n = Arc::new(Notifier::new(4));
         let permits = Arc::new(AtomicUsize::new(0));
-        let waiters: Vec<_> = (0..4)
-            .map(|wid| {
-                let (n, permits) = (n.clone(), permits.clone());
-                thread::spawn(move || take_permit(&n, wid, &permits))
-            })
-            .collect();
+        let waiters = spawn_each(4, {
+            let (n, permits) = (n.clone(), permits.clone());
+            move |wid| take_permit(&n, wid, &permits)
+        });
         wait_until(|| n.num_sleeping() == 4);
         permits.store(4, Ordering::Release);
         assert_eq!(n.notify_n(100), 4);
-        for waiter in waiters {
-            waiter.join().unwrap();
-        }
+        join_all(waiters);
         assert_eq!(n.num_sleeping(), 0);
         assert_eq!(n.notify_n(100), 0);
     });
@@ -630,103 +504,89 @@ fn prepare_cancel_storm() {
     const COMMITTERS: usize = 2;
     const NOTIFIERS: usize = 4;
     const ITERS: usize = 300_000;
-    with_watchdog("prepare_cancel_storm", LIMIT, |hb| {
+    with_progress_watchdog("prepare_cancel_storm", |hb| {
         // One spare slot for the final check.
         let n = Arc::new(Notifier::new(CANCELLERS + COMMITTERS + 1));
         let stop = Arc::new(AtomicBool::new(false));
         let start = Arc::new(Barrier::new(CANCELLERS + COMMITTERS + NOTIFIERS));
 
-        let cancellers: Vec<_> = (0..CANCELLERS)
-            .map(|wid| {
-                let (n, start, hb) = (n.clone(), start.clone(), hb.clone());
-                thread::spawn(move || {
-                    start.wait();
-                    for i in 0..ITERS {
-                        if i % 1024 == 0 {
-                            hb.beat();
-                        }
-                        let wait = n.prepare_wait(wid);
-                        assert_eq!(wait.wid(), wid);
-                        match i % 3 {
-                            0 => n.cancel_wait(wait),
-                            1 => drop(wait),
-                            _ => {
-                                // Re-check something, then cancel.
-                                std::hint::black_box(n.num_sleeping());
-                                n.cancel_wait(wait);
-                            }
+        let cancellers = spawn_each(CANCELLERS, {
+            let (n, start) = (n.clone(), start.clone());
+            move |wid| {
+                start.wait();
+                for i in 0..ITERS {
+                    if i % 1024 == 0 {
+                        hb.beat();
+                    }
+                    let wait = n.prepare_wait(wid);
+                    assert_eq!(wait.wid(), wid);
+                    match i % 3 {
+                        0 => n.cancel_wait(wait),
+                        1 => drop(wait),
+                        _ => {
+                            // Re-check something, then cancel.
+                            std::hint::black_box(n.num_sleeping());
+                            n.cancel_wait(wait);
                         }
                     }
-                })
-            })
-            .collect();
+                }
+            }
+        });
 
         // Committers sleep until notified; they leave once `stop` is set.
         let wakeups = Arc::new(AtomicUsize::new(0));
-        let committers: Vec<_> = (0..COMMITTERS)
-            .map(|k| {
-                let (n, start, stop, wakeups) =
-                    (n.clone(), start.clone(), stop.clone(), wakeups.clone());
+        let committers = spawn_each(COMMITTERS, {
+            let (n, start, stop, wakeups) =
+                (n.clone(), start.clone(), stop.clone(), wakeups.clone());
+            move |k| {
                 let wid = CANCELLERS + k;
-                thread::spawn(move || {
-                    start.wait();
-                    while !stop.load(Ordering::Acquire) {
-                        let wait = n.prepare_wait(wid);
-                        if stop.load(Ordering::Acquire) {
-                            n.cancel_wait(wait);
-                            break;
-                        }
-                        n.commit_wait(wait);
-                        wakeups.fetch_add(1, Ordering::Relaxed);
+                start.wait();
+                while !stop.load(Ordering::Acquire) {
+                    let wait = n.prepare_wait(wid);
+                    if stop.load(Ordering::Acquire) {
+                        n.cancel_wait(wait);
+                        break;
                     }
-                })
-            })
-            .collect();
+                    n.commit_wait(wait);
+                    wakeups.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
 
         let cancellers_done = Arc::new(AtomicBool::new(false));
-        let notifiers: Vec<_> = (0..NOTIFIERS)
-            .map(|k| {
-                let (n, start, cancellers_done) =
-                    (n.clone(), start.clone(), cancellers_done.clone());
-                thread::spawn(move || {
-                    start.wait();
-                    let mut i = k;
-                    while !cancellers_done.load(Ordering::Acquire) {
-                        let size = n.capacity();
-                        match i % 4 {
-                            0 | 1 => assert!(usize::from(n.notify_one()) <= 1),
-                            2 => assert!(n.notify_n(1 + i % 5) <= size),
-                            _ => assert!(n.notify_all() <= size),
-                        }
-                        i += 1;
-                        if i % 64 == 0 {
-                            thread::yield_now();
-                        }
+        let notifiers = spawn_each(NOTIFIERS, {
+            let (n, start, cancellers_done) = (n.clone(), start.clone(), cancellers_done.clone());
+            move |k| {
+                start.wait();
+                let mut i = k;
+                while !cancellers_done.load(Ordering::Acquire) {
+                    let size = n.capacity();
+                    match i % 4 {
+                        0 | 1 => assert!(usize::from(n.notify_one()) <= 1),
+                        2 => assert!(n.notify_n(1 + i % 5) <= size),
+                        _ => assert!(n.notify_all() <= size),
                     }
-                })
-            })
-            .collect();
+                    i += 1;
+                    if i % 64 == 0 {
+                        thread::yield_now();
+                    }
+                }
+            }
+        });
 
-        for canceller in cancellers {
-            canceller.join().unwrap();
-        }
+        join_all(cancellers);
         cancellers_done.store(true, Ordering::Release);
-        for notifier in notifiers {
-            notifier.join().unwrap();
-        }
+        join_all(notifiers);
         stop.store(true, Ordering::Release);
         n.notify_all();
-        for committer in committers {
-            committer.join().unwrap();
-        }
+        join_all(committers);
 
         // Nothing left behind. (Waits cancelled below the top may still sit
         // on the stack, marked cancelled; a notify skips them and reports
         // that nobody was released.)
         assert_eq!(n.num_sleeping(), 0);
         assert!(!n.notify_one(), "nobody waits after the storm");
-        let dbg = format!("{n:?}");
-        assert!(dbg.contains("top: empty"), "{dbg}");
+        assert_stack_empty(&n, "after the storm");
         assert_eq!(n.notify_n(3), 0);
         assert_eq!(n.notify_all(), 0);
 
@@ -736,16 +596,7 @@ fn prepare_cancel_storm() {
             let woken = Arc::new(AtomicBool::new(false));
             let waiter = {
                 let (n, woken) = (n.clone(), woken.clone());
-                thread::spawn(move || {
-                    while !woken.load(Ordering::Acquire) {
-                        let wait = n.prepare_wait(wid);
-                        if woken.load(Ordering::Acquire) {
-                            n.cancel_wait(wait);
-                        } else {
-                            n.commit_wait(wait);
-                        }
-                    }
-                })
+                thread::spawn(move || wait_for_flag(&n, wid, &woken))
             };
             wait_until(|| n.num_sleeping() == 1);
             woken.store(true, Ordering::Release);
@@ -767,59 +618,50 @@ fn permit_storm_mixed_notifies() {
     const WAITERS: usize = 16;
     const POSTERS: usize = 4;
     const PER_WAITER: usize = 25_000;
-    with_watchdog("permit_storm_mixed_notifies", LIMIT, |hb| {
+    with_progress_watchdog("permit_storm_mixed_notifies", |hb| {
         let n = Arc::new(Notifier::new(WAITERS));
         let permits = Arc::new(AtomicUsize::new(0));
         let total = WAITERS * PER_WAITER;
         let per_poster = total / POSTERS;
         assert_eq!(per_poster * POSTERS, total);
 
-        let waiters: Vec<_> = (0..WAITERS)
-            .map(|wid| {
-                let (n, permits, hb) = (n.clone(), permits.clone(), hb.clone());
-                thread::spawn(move || {
-                    for i in 0..PER_WAITER {
-                        take_permit(&n, wid, &permits);
-                        if i % 64 == 0 {
-                            hb.beat();
+        let waiters = spawn_each(WAITERS, {
+            let (n, permits) = (n.clone(), permits.clone());
+            move |wid| {
+                for i in 0..PER_WAITER {
+                    take_permit(&n, wid, &permits);
+                    if i % 64 == 0 {
+                        hb.beat();
+                    }
+                }
+            }
+        });
+        let posters = spawn_each(POSTERS, {
+            let (n, permits) = (n.clone(), permits.clone());
+            move |k| {
+                for i in 0..per_poster {
+                    permits.fetch_add(1, Ordering::AcqRel);
+                    match (i + k) % 8 {
+                        0 => {
+                            n.notify_n(2);
+                        }
+                        1 => {
+                            n.notify_all();
+                        }
+                        _ => {
+                            n.notify_one();
                         }
                     }
-                })
-            })
-            .collect();
-        let posters: Vec<_> = (0..POSTERS)
-            .map(|k| {
-                let (n, permits) = (n.clone(), permits.clone());
-                thread::spawn(move || {
-                    for i in 0..per_poster {
-                        permits.fetch_add(1, Ordering::AcqRel);
-                        match (i + k) % 8 {
-                            0 => {
-                                n.notify_n(2);
-                            }
-                            1 => {
-                                n.notify_all();
-                            }
-                            _ => {
-                                n.notify_one();
-                            }
-                        }
-                        if i % 16 == 0 {
-                            thread::yield_now();
-                        }
+                    if i % 16 == 0 {
+                        thread::yield_now();
                     }
-                })
-            })
-            .collect();
-        for poster in posters {
-            poster.join().unwrap();
-        }
-        for waiter in waiters {
-            waiter.join().unwrap();
-        }
+                }
+            }
+        });
+        join_all(posters);
+        join_all(waiters);
         assert_eq!(permits.load(Ordering::Acquire), 0);
-        assert_eq!(n.num_sleeping(), 0);
-        assert!(!n.notify_one());
+        assert_nobody_waits(&n);
     });
 }
 
@@ -836,87 +678,72 @@ fn bystander_cancels_forward_to_sleepers() {
     const BYSTANDERS: usize = 12;
     const PRODUCERS: usize = 2;
     const PER_PRODUCER: usize = 15_000;
-    with_watchdog("bystander_cancels_forward_to_sleepers", LIMIT, |hb| {
+    with_progress_watchdog("bystander_cancels_forward_to_sleepers", |hb| {
         let n = Arc::new(Notifier::new(CONSUMERS + BYSTANDERS));
         let permits = Arc::new(AtomicUsize::new(0));
         let taken = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let total = PRODUCERS * PER_PRODUCER;
 
-        let consumers: Vec<_> = (0..CONSUMERS)
-            .map(|wid| {
-                let (n, permits, taken, stop) =
-                    (n.clone(), permits.clone(), taken.clone(), stop.clone());
-                thread::spawn(move || loop {
-                    if try_take(&permits) {
+        let consumers = spawn_each(CONSUMERS, {
+            let (n, permits, taken, stop) =
+                (n.clone(), permits.clone(), taken.clone(), stop.clone());
+            move |wid| {
+                let take = || {
+                    let got = try_take(&permits);
+                    if got {
                         taken.fetch_add(1, Ordering::AcqRel);
-                        continue;
                     }
-                    if stop.load(Ordering::Acquire) {
-                        return;
-                    }
+                    got
+                };
+                let available = || permits.load(Ordering::Acquire) > 0;
+                consume_until_stopped(&n, wid, &stop, take, available);
+            }
+        });
+        let bystanders = spawn_each(BYSTANDERS, {
+            let (n, stop) = (n.clone(), stop.clone());
+            move |k| {
+                let wid = CONSUMERS + k;
+                let mut i = 0usize;
+                while !stop.load(Ordering::Acquire) {
                     let wait = n.prepare_wait(wid);
-                    if permits.load(Ordering::Acquire) > 0 || stop.load(Ordering::Acquire) {
+                    if i % 2 == 0 {
                         n.cancel_wait(wait);
                     } else {
-                        n.commit_wait(wait);
+                        drop(wait);
                     }
-                })
-            })
-            .collect();
-        let bystanders: Vec<_> = (0..BYSTANDERS)
-            .map(|k| {
-                let (n, stop) = (n.clone(), stop.clone());
-                let wid = CONSUMERS + k;
-                thread::spawn(move || {
-                    let mut i = 0usize;
-                    while !stop.load(Ordering::Acquire) {
-                        let wait = n.prepare_wait(wid);
-                        if i % 2 == 0 {
-                            n.cancel_wait(wait);
-                        } else {
-                            drop(wait);
-                        }
-                        i += 1;
-                        if i % 8 == 0 {
-                            thread::yield_now();
-                        }
+                    i += 1;
+                    if i % 8 == 0 {
+                        thread::yield_now();
                     }
-                })
-            })
-            .collect();
-        let producers: Vec<_> = (0..PRODUCERS)
-            .map(|_| {
-                let (n, permits, taken, hb) =
-                    (n.clone(), permits.clone(), taken.clone(), hb.clone());
-                thread::spawn(move || {
-                    for _ in 0..PER_PRODUCER {
-                        hb.beat();
-                        let before = taken.load(Ordering::Acquire);
-                        permits.fetch_add(1, Ordering::AcqRel);
-                        n.notify_one();
-                        // Lock-step: some permit must be taken before the
-                        // next post (the other producer's, possibly).
-                        while taken.load(Ordering::Acquire) == before {
-                            thread::yield_now();
-                        }
+                }
+            }
+        });
+        let producers = spawn_each(PRODUCERS, {
+            let (n, permits, taken) = (n.clone(), permits.clone(), taken.clone());
+            move |_| {
+                for _ in 0..PER_PRODUCER {
+                    hb.beat();
+                    let before = taken.load(Ordering::Acquire);
+                    permits.fetch_add(1, Ordering::AcqRel);
+                    n.notify_one();
+                    // Lock-step: some permit must be taken before the
+                    // next post (the other producer's, possibly).
+                    while taken.load(Ordering::Acquire) == before {
+                        thread::yield_now();
                     }
-                })
-            })
-            .collect();
-        for producer in producers {
-            producer.join().unwrap();
-        }
+                }
+            }
+        });
+        join_all(producers);
         // Every permit is taken on the notifications sent so far.
         wait_until(|| taken.load(Ordering::Acquire) == total);
         stop.store(true, Ordering::Release);
         n.notify_all();
-        for thread in consumers.into_iter().chain(bystanders) {
-            thread.join().unwrap();
-        }
+        join_all(consumers);
+        join_all(bystanders);
         assert_eq!(permits.load(Ordering::Acquire), 0);
-        assert_eq!(n.num_sleeping(), 0);
-        assert!(!n.notify_one());
+        assert_nobody_waits(&n);
     });
 }
 
@@ -934,89 +761,76 @@ fn notify_all_reaches_waiters_with_private_conditions() {
     const WAITERS: usize = 8;
     const BYSTANDERS: usize = 8;
     const ROUNDS: usize = 5_000;
-    with_watchdog(
-        "notify_all_reaches_waiters_with_private_conditions",
-        LIMIT,
-        |hb| {
-            let n = Arc::new(Notifier::new(WAITERS + BYSTANDERS));
-            let generation: Arc<Vec<AtomicUsize>> =
-                Arc::new((0..WAITERS).map(|_| AtomicUsize::new(0)).collect());
-            let acked: Arc<Vec<AtomicUsize>> =
-                Arc::new((0..WAITERS).map(|_| AtomicUsize::new(0)).collect());
-            let stop = Arc::new(AtomicBool::new(false));
+    with_progress_watchdog("notify_all_reaches_waiters_with_private_conditions", |hb| {
+        let n = Arc::new(Notifier::new(WAITERS + BYSTANDERS));
+        let generation: Arc<Vec<AtomicUsize>> =
+            Arc::new((0..WAITERS).map(|_| AtomicUsize::new(0)).collect());
+        let acked: Arc<Vec<AtomicUsize>> =
+            Arc::new((0..WAITERS).map(|_| AtomicUsize::new(0)).collect());
+        let stop = Arc::new(AtomicBool::new(false));
 
-            let waiters: Vec<_> = (0..WAITERS)
-                .map(|wid| {
-                    let (n, generation, acked) = (n.clone(), generation.clone(), acked.clone());
-                    thread::spawn(move || {
-                        for round in 1..=ROUNDS {
-                            while generation[wid].load(Ordering::Acquire) < round {
-                                let wait = n.prepare_wait(wid);
-                                if generation[wid].load(Ordering::Acquire) >= round {
-                                    n.cancel_wait(wait);
-                                } else {
-                                    // Legal, and it widens the window in
-                                    // which a later waiter could commit
-                                    // first and take our notification.
-                                    thread::yield_now();
-                                    n.commit_wait(wait);
-                                }
-                            }
-                            acked[wid].store(round, Ordering::Release);
-                        }
-                    })
-                })
-                .collect();
-            let bystanders: Vec<_> = (0..BYSTANDERS)
-                .map(|k| {
-                    let (n, stop) = (n.clone(), stop.clone());
-                    let wid = WAITERS + k;
-                    thread::spawn(move || {
-                        let mut i = 0usize;
-                        while !stop.load(Ordering::Acquire) {
-                            let wait = n.prepare_wait(wid);
-                            if i % 2 == 1 {
-                                // Let others push on top, so this cancel is
-                                // often below the top and leaves a cancelled
-                                // slot stacked above the waiters.
-                                thread::yield_now();
-                            }
-                            if stop.load(Ordering::Acquire) || i % 3 != 0 {
-                                n.cancel_wait(wait);
-                            } else {
-                                n.commit_wait(wait); // woken by the next notify_all
-                            }
-                            // "Other work": a wait cancelled below the top
-                            // stays stacked, marked cancelled, until a
-                            // notify skips it or this slot is prepared again.
+        let waiters = spawn_each(WAITERS, {
+            let (n, generation, acked) = (n.clone(), generation.clone(), acked.clone());
+            move |wid| {
+                for round in 1..=ROUNDS {
+                    while generation[wid].load(Ordering::Acquire) < round {
+                        let wait = n.prepare_wait(wid);
+                        if generation[wid].load(Ordering::Acquire) >= round {
+                            n.cancel_wait(wait);
+                        } else {
+                            // Legal, and it widens the window in which a
+                            // later waiter could commit first and take our
+                            // notification.
                             thread::yield_now();
-                            i += 1;
+                            n.commit_wait(wait);
                         }
-                    })
-                })
-                .collect();
-            for round in 1..=ROUNDS {
-                for g in generation.iter() {
-                    g.store(round, Ordering::Release);
+                    }
+                    acked[wid].store(round, Ordering::Release);
                 }
-                n.notify_all();
-                for a in acked.iter() {
-                    while a.load(Ordering::Acquire) < round {
+            }
+        });
+        let bystanders = spawn_each(BYSTANDERS, {
+            let (n, stop) = (n.clone(), stop.clone());
+            move |k| {
+                let wid = WAITERS + k;
+                let mut i = 0usize;
+                while !stop.load(Ordering::Acquire) {
+                    let wait = n.prepare_wait(wid);
+                    if i % 2 == 1 {
+                        // Let others push on top, so this cancel is often
+                        // below the top and leaves a cancelled slot stacked
+                        // above the waiters.
                         thread::yield_now();
                     }
+                    if stop.load(Ordering::Acquire) || i % 3 != 0 {
+                        n.cancel_wait(wait);
+                    } else {
+                        n.commit_wait(wait); // woken by the next notify_all
+                    }
+                    // "Other work": a wait cancelled below the top stays
+                    // stacked, marked cancelled, until a notify skips it or
+                    // this slot is prepared again.
+                    thread::yield_now();
+                    i += 1;
                 }
-                hb.beat();
             }
-            for waiter in waiters {
-                waiter.join().unwrap();
+        });
+        for round in 1..=ROUNDS {
+            for g in generation.iter() {
+                g.store(round, Ordering::Release);
             }
-            stop.store(true, Ordering::Release);
             n.notify_all();
-            for bystander in bystanders {
-                bystander.join().unwrap();
+            for a in acked.iter() {
+                while a.load(Ordering::Acquire) < round {
+                    thread::yield_now();
+                }
             }
-            assert_eq!(n.num_sleeping(), 0);
-            assert!(!n.notify_one());
-        },
-    );
+            hb.beat();
+        }
+        join_all(waiters);
+        stop.store(true, Ordering::Release);
+        n.notify_all();
+        join_all(bystanders);
+        assert_nobody_waits(&n);
+    });
 }
