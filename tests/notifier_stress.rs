@@ -12,8 +12,8 @@
 
 mod common;
 use common::{
-    assert_nobody_waits, assert_stack_empty, join_all, spawn_each, take_permit, try_take,
-    wait_for_flag, wait_until, with_progress_watchdog, with_watchdog,
+    assert_nobody_waits, assert_stack_empty, join_all, sleep_until, spawn_each, take_permit,
+    try_take, wait_until, with_progress_watchdog, with_watchdog,
 };
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -22,7 +22,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use eventcount::Notifier;
+use eventcount::{Notifier, PreparedWait};
 
 /// A consumer in slot `wid`: it takes items with `take` (which says whether
 /// it got one) as long as there are any, sleeps when there are none, and
@@ -53,6 +53,31 @@ fn consume_until_stopped(
             notifier.commit_wait(wait);
         }
     }
+}
+
+/// `count` bystander threads in slots `first_wid..`: until `stop` is set,
+/// each prepares a wait over and over, and `leave` ends each one (cancels,
+/// drops or commits it), given the number of waits the thread prepared
+/// before and the stop flag.
+fn spawn_bystanders<F>(
+    notifier: &Arc<Notifier>,
+    stop: &Arc<AtomicBool>,
+    count: usize,
+    first_wid: usize,
+    leave: F,
+) -> Vec<JoinHandle<()>>
+where
+    F: Fn(&Notifier, PreparedWait<'_>, usize, &AtomicBool) + Send + Sync + 'static,
+{
+    let (notifier, stop) = (notifier.clone(), stop.clone());
+    spawn_each(count, move |k| {
+        let mut i = 0usize;
+        while !stop.load(Ordering::Acquire) {
+            let wait = notifier.prepare_wait(first_wid + k);
+            leave(&notifier, wait, i, &stop);
+            i += 1;
+        }
+    })
 }
 
 /// A thread that waits in slot `wid` once and leaves when woken.
@@ -596,7 +621,7 @@ fn prepare_cancel_storm() {
             let woken = Arc::new(AtomicBool::new(false));
             let waiter = {
                 let (n, woken) = (n.clone(), woken.clone());
-                thread::spawn(move || wait_for_flag(&n, wid, &woken))
+                thread::spawn(move || sleep_until(&n, wid, || woken.load(Ordering::Acquire)))
             };
             wait_until(|| n.num_sleeping() == 1);
             woken.store(true, Ordering::Release);
@@ -700,23 +725,15 @@ fn bystander_cancels_forward_to_sleepers() {
                 consume_until_stopped(&n, wid, &stop, take, available);
             }
         });
-        let bystanders = spawn_each(BYSTANDERS, {
-            let (n, stop) = (n.clone(), stop.clone());
-            move |k| {
-                let wid = CONSUMERS + k;
-                let mut i = 0usize;
-                while !stop.load(Ordering::Acquire) {
-                    let wait = n.prepare_wait(wid);
-                    if i % 2 == 0 {
-                        n.cancel_wait(wait);
-                    } else {
-                        drop(wait);
-                    }
-                    i += 1;
-                    if i % 8 == 0 {
-                        thread::yield_now();
-                    }
-                }
+        let bystanders = spawn_bystanders(&n, &stop, BYSTANDERS, CONSUMERS, |n, wait, i, _| {
+            if i % 2 == 0 {
+                n.cancel_wait(wait);
+            } else {
+                drop(wait);
+            }
+            // Every eighth wait.
+            if (i + 1) % 8 == 0 {
+                thread::yield_now();
             }
         });
         let producers = spawn_each(PRODUCERS, {
@@ -789,31 +806,21 @@ fn notify_all_reaches_waiters_with_private_conditions() {
                 }
             }
         });
-        let bystanders = spawn_each(BYSTANDERS, {
-            let (n, stop) = (n.clone(), stop.clone());
-            move |k| {
-                let wid = WAITERS + k;
-                let mut i = 0usize;
-                while !stop.load(Ordering::Acquire) {
-                    let wait = n.prepare_wait(wid);
-                    if i % 2 == 1 {
-                        // Let others push on top, so this cancel is often
-                        // below the top and leaves a cancelled slot stacked
-                        // above the waiters.
-                        thread::yield_now();
-                    }
-                    if stop.load(Ordering::Acquire) || i % 3 != 0 {
-                        n.cancel_wait(wait);
-                    } else {
-                        n.commit_wait(wait); // woken by the next notify_all
-                    }
-                    // "Other work": a wait cancelled below the top stays
-                    // stacked, marked cancelled, until a notify skips it or
-                    // this slot is prepared again.
-                    thread::yield_now();
-                    i += 1;
-                }
+        let bystanders = spawn_bystanders(&n, &stop, BYSTANDERS, WAITERS, |n, wait, i, stop| {
+            if i % 2 == 1 {
+                // Let others push on top, so this cancel is often below the
+                // top and leaves a cancelled slot stacked above the waiters.
+                thread::yield_now();
             }
+            if stop.load(Ordering::Acquire) || i % 3 != 0 {
+                n.cancel_wait(wait);
+            } else {
+                n.commit_wait(wait); // woken by the next notify_all
+            }
+            // "Other work": a wait cancelled below the top stays stacked,
+            // marked cancelled, until a notify skips it or this slot is
+            // prepared again.
+            thread::yield_now();
         });
         for round in 1..=ROUNDS {
             for g in generation.iter() {

@@ -5,7 +5,7 @@
 #![cfg(not(loom))]
 
 mod common;
-use common::with_watchdog;
+use common::{join_all, sleep_until, spawn_each, wait_until, with_watchdog};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -57,9 +57,7 @@ fn a_notify_before_the_deadline_is_reported() {
                 assert_eq!(outcome, WaitOutcome::Notified);
             })
         };
-        while n.num_sleeping() == 0 && !waiter.is_finished() {
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_until(|| n.num_sleeping() != 0 || waiter.is_finished());
         flag.store(true, Ordering::Release);
         n.notify_one();
         waiter.join().unwrap();
@@ -80,44 +78,38 @@ fn timed_waiters_and_notifiers_conserve_notifications() {
         let stop = Arc::new(AtomicBool::new(false));
         let notified = Arc::new(AtomicU64::new(0));
         let timed_out = Arc::new(AtomicU64::new(0));
-        let waiters: Vec<_> = (0..WAITERS)
-            .map(|wid| {
-                let (n, stop, notified, timed_out) =
-                    (n.clone(), stop.clone(), notified.clone(), timed_out.clone());
-                thread::spawn(move || {
-                    let mut i = 0u64;
-                    while !stop.load(Ordering::Acquire) {
-                        let wait = n.prepare_wait(wid);
-                        // Short, varied timeouts so timeouts race notifies.
-                        let timeout = Duration::from_micros(20 + (i * 37 + wid as u64 * 11) % 400);
-                        match n.commit_wait_timeout(wait, timeout) {
-                            WaitOutcome::Notified => notified.fetch_add(1, Ordering::Relaxed),
-                            WaitOutcome::TimedOut => timed_out.fetch_add(1, Ordering::Relaxed),
-                        };
-                        i += 1;
-                    }
-                })
-            })
-            .collect();
+        let waiters = spawn_each(WAITERS, {
+            let (n, stop, notified, timed_out) =
+                (n.clone(), stop.clone(), notified.clone(), timed_out.clone());
+            move |wid| {
+                let mut i = 0u64;
+                while !stop.load(Ordering::Acquire) {
+                    let wait = n.prepare_wait(wid);
+                    // Short, varied timeouts so timeouts race notifies.
+                    let timeout = Duration::from_micros(20 + (i * 37 + wid as u64 * 11) % 400);
+                    match n.commit_wait_timeout(wait, timeout) {
+                        WaitOutcome::Notified => notified.fetch_add(1, Ordering::Relaxed),
+                        WaitOutcome::TimedOut => timed_out.fetch_add(1, Ordering::Relaxed),
+                    };
+                    i += 1;
+                }
+            }
+        });
         let released = Arc::new(AtomicU64::new(0));
-        let notifiers: Vec<_> = (0..NOTIFIERS)
-            .map(|_| {
-                let (n, released) = (n.clone(), released.clone());
-                thread::spawn(move || {
-                    for i in 0..NOTIFIES {
-                        if n.notify_one() {
-                            released.fetch_add(1, Ordering::Relaxed);
-                        }
-                        if i % 16 == 0 {
-                            thread::sleep(Duration::from_micros(50));
-                        }
+        let notifiers = spawn_each(NOTIFIERS, {
+            let (n, released) = (n.clone(), released.clone());
+            move |_| {
+                for i in 0..NOTIFIES {
+                    if n.notify_one() {
+                        released.fetch_add(1, Ordering::Relaxed);
                     }
-                })
-            })
-            .collect();
-        for t in notifiers {
-            t.join().unwrap();
-        }
+                    if i % 16 == 0 {
+                        thread::sleep(Duration::from_micros(50));
+                    }
+                }
+            }
+        });
+        join_all(notifiers);
         stop.store(true, Ordering::Release);
         // Release any waiter still in a long-ish wait, counting those too.
         loop {
@@ -128,9 +120,7 @@ fn timed_waiters_and_notifiers_conserve_notifications() {
             }
             thread::sleep(Duration::from_millis(1));
         }
-        for w in waiters {
-            w.join().unwrap();
-        }
+        join_all(waiters);
         assert_eq!(
             notified.load(Ordering::Relaxed),
             released.load(Ordering::Relaxed),
@@ -151,30 +141,17 @@ fn notify_waiter_wakes_exactly_that_waiter() {
         let n = Arc::new(Notifier::new(WAITERS));
         let go: Arc<Vec<AtomicBool>> =
             Arc::new((0..WAITERS).map(|_| AtomicBool::new(false)).collect());
-        let waiters: Vec<_> = (0..WAITERS)
-            .map(|wid| {
-                let (n, go) = (n.clone(), go.clone());
-                thread::spawn(move || loop {
-                    if go[wid].load(Ordering::Acquire) {
-                        return;
-                    }
-                    let wait = n.prepare_wait(wid);
-                    if go[wid].load(Ordering::Acquire) {
-                        n.cancel_wait(wait);
-                        return;
-                    }
-                    n.commit_wait(wait);
-                })
-            })
-            .collect();
+        let waiters = spawn_each(WAITERS, {
+            let (n, go) = (n.clone(), go.clone());
+            move |wid| sleep_until(&n, wid, || go[wid].load(Ordering::Acquire))
+        });
         // Wake them one by one, from the middle of the stack outwards.
         for (woken, wid) in [3, 1, 5, 0, 4, 2].into_iter().enumerate() {
-            while n.num_sleeping() < WAITERS - woken {
-                thread::sleep(Duration::from_millis(1));
-            }
+            wait_until(|| n.num_sleeping() >= WAITERS - woken);
             go[wid].store(true, Ordering::Release);
             assert!(n.notify_waiter(wid), "slot {wid} was not waiting");
-            waiters[wid].join_handle_wait();
+            // The woken waiter finishes (the watchdog bounds it).
+            wait_until(|| waiters[wid].is_finished());
             // Everyone else is still asleep.
             thread::sleep(Duration::from_millis(5));
             assert_eq!(
@@ -183,24 +160,9 @@ fn notify_waiter_wakes_exactly_that_waiter() {
                 "a targeted wake woke someone else"
             );
         }
-        for w in waiters {
-            w.join().unwrap();
-        }
+        join_all(waiters);
         assert!(!n.notify_one(), "a waiter was left on the stack");
     });
-}
-
-trait WaitFinished {
-    fn join_handle_wait(&self);
-}
-
-impl WaitFinished for thread::JoinHandle<()> {
-    /// Poll until the thread has finished (the watchdog bounds it).
-    fn join_handle_wait(&self) {
-        while !self.is_finished() {
-            thread::sleep(Duration::from_millis(1));
-        }
-    }
 }
 
 #[test]
@@ -242,38 +204,34 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
         let jobs = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let start = Arc::new(Barrier::new(WORKERS + 1));
-        let workers: Vec<_> = (0..WORKERS)
-            .map(|me| {
-                let (sleep, jobs, stop, start) =
-                    (sleep.clone(), jobs.clone(), stop.clone(), start.clone());
-                thread::spawn(move || {
-                    start.wait();
-                    let latch = CoreLatch::new();
-                    while !stop.load(Ordering::Acquire) {
-                        let mut idle = sleep.start_looking(me);
-                        loop {
-                            if jobs
-                                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |j| {
-                                    j.checked_sub(1)
-                                })
-                                .is_ok()
-                                || stop.load(Ordering::Acquire)
-                            {
-                                break;
-                            }
-                            let deadline = Instant::now() + Duration::from_micros(200);
-                            let _ = sleep.no_work_found_until(
-                                &mut idle,
-                                &latch,
-                                || jobs.load(Ordering::Acquire) > 0 || stop.load(Ordering::Acquire),
-                                deadline,
-                            );
+        let workers = spawn_each(WORKERS, {
+            let (sleep, jobs, stop, start) =
+                (sleep.clone(), jobs.clone(), stop.clone(), start.clone());
+            move |me| {
+                start.wait();
+                let latch = CoreLatch::new();
+                while !stop.load(Ordering::Acquire) {
+                    let mut idle = sleep.start_looking(me);
+                    loop {
+                        if jobs
+                            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |j| j.checked_sub(1))
+                            .is_ok()
+                            || stop.load(Ordering::Acquire)
+                        {
+                            break;
                         }
-                        sleep.work_found();
+                        let deadline = Instant::now() + Duration::from_micros(200);
+                        let _ = sleep.no_work_found_until(
+                            &mut idle,
+                            &latch,
+                            || jobs.load(Ordering::Acquire) > 0 || stop.load(Ordering::Acquire),
+                            deadline,
+                        );
                     }
-                })
-            })
-            .collect();
+                    sleep.work_found();
+                }
+            }
+        });
         start.wait();
         for i in 0..3_000u64 {
             let was_empty = jobs.fetch_add(1, Ordering::Release) == 0;
@@ -282,14 +240,10 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
                 thread::sleep(Duration::from_micros(100));
             }
         }
-        while jobs.load(Ordering::Acquire) > 0 {
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_until(|| jobs.load(Ordering::Acquire) == 0);
         stop.store(true, Ordering::Release);
         sleep.wake_all();
-        for w in workers {
-            w.join().unwrap();
-        }
+        join_all(workers);
         let c = sleep.counters();
         assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
     });

@@ -11,7 +11,7 @@ use std::thread;
 
 use super::slot::{IDLE, PREPARED, SIGNALED};
 use super::*;
-use crate::test_support::with_progress_watchdog;
+use crate::test_support::{sleep_until, take_permit, with_progress_watchdog};
 
 /// The epoch every slot of `with_epoch_near_wrap` starts at.
 fn start_epoch() -> u64 {
@@ -103,14 +103,7 @@ fn ping_pong_across_epoch_wrap() {
             let (n, posted, acked) = (n.clone(), posted.clone(), acked.clone());
             thread::spawn(move || {
                 for round in 1..=ROUNDS {
-                    while posted.load(Ordering::Acquire) < round {
-                        let wait = n.prepare_wait(0);
-                        if posted.load(Ordering::Acquire) >= round {
-                            n.cancel_wait(wait);
-                        } else {
-                            n.commit_wait(wait);
-                        }
-                    }
+                    sleep_until(&n, 0, || posted.load(Ordering::Acquire) >= round);
                     acked.store(round, Ordering::Release);
                 }
             })
@@ -214,21 +207,9 @@ fn waiters_and_producers_across_epoch_wrap() {
                     let mut got = 0;
                     let mut commits = 0usize;
                     while got < QUOTA {
-                        if items
-                            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| i.checked_sub(1))
-                            .is_ok()
-                        {
-                            got += 1;
-                            hb.beat();
-                            continue;
-                        }
-                        let wait = n.prepare_wait(wid);
-                        if items.load(Ordering::Acquire) > 0 {
-                            n.cancel_wait(wait);
-                        } else {
-                            n.commit_wait(wait);
-                            commits += 1;
-                        }
+                        commits += take_permit(&n, wid, &items);
+                        got += 1;
+                        hb.beat();
                     }
                     (got, commits)
                 })

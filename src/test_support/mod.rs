@@ -21,6 +21,7 @@ mod final_check;
 mod heartbeat;
 mod jec_counts;
 mod jec_rounds;
+mod notifier_waits;
 mod watchdog;
 
 #[allow(unused_imports)] // each test binary uses only the helpers it needs
@@ -29,8 +30,9 @@ pub use {
     heartbeat::Heartbeat,
     jec_counts::{assert_counts, end_search},
     jec_rounds::{registered_round, registered_round_until, sleepy_round, sleepy_worker},
+    notifier_waits::{sleep_until, take_permit, try_take},
     watchdog::{with_progress_watchdog, with_watchdog, WATCHDOG},
 };
 
 // The crate under test, as the parent module names it (see above).
-use super::{CoreLatch, Counters, JecIdle, JecSleep, WaitOutcome};
+use super::{CoreLatch, Counters, JecIdle, JecSleep, Notifier, WaitOutcome};

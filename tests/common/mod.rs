@@ -8,20 +8,21 @@
 #[path = "../../src/test_support/mod.rs"]
 mod test_support;
 
-mod notifier;
+mod notifier_at_rest;
 mod polling;
 mod threads;
 
 #[allow(unused_imports)] // each test file uses only the helpers it needs
 pub use {
-    notifier::{assert_nobody_waits, assert_stack_empty, take_permit, try_take, wait_for_flag},
+    notifier_at_rest::{assert_nobody_waits, assert_stack_empty},
     polling::wait_until,
     test_support::{
-        assert_counts, end_search, registered_round, registered_round_until, sleepy_round,
-        sleepy_worker, with_progress_watchdog, with_watchdog, FinalCheck, Heartbeat, WATCHDOG,
+        assert_counts, end_search, registered_round, registered_round_until, sleep_until,
+        sleepy_round, sleepy_worker, take_permit, try_take, with_progress_watchdog, with_watchdog,
+        FinalCheck, Heartbeat, WATCHDOG,
     },
     threads::{join_all, spawn_each},
 };
 
 // What src/test_support reaches through `super::`: the crate under test.
-use eventcount::{CoreLatch, Counters, JecIdle, JecSleep, WaitOutcome};
+use eventcount::{CoreLatch, Counters, JecIdle, JecSleep, Notifier, WaitOutcome};
