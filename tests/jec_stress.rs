@@ -19,8 +19,11 @@
 //! (a second execution fails at once) and in count / sum / sum-of-squares
 //! totals that must match those of the jobs created. A lost wakeup leaves a
 //! job unrun, so the pool never drains and a watchdog fails the test. The
-//! watchdogs (30 s each) only detect hangs; no test asserts on a duration.
+//! watchdogs (`WATCHDOG` from tests/common each) only detect hangs; no test
+//! asserts on a duration.
 
+mod common;
+use common::WATCHDOG;
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -33,8 +36,6 @@ use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
 const WORKERS: usize = 16;
 const INJECTORS: usize = 4;
-/// Generous: only a hang (lost wakeup, deadlock) gets anywhere near it.
-const LIMIT: Duration = Duration::from_secs(30);
 /// Jobs at this depth spawn nothing.
 const MAX_DEPTH: u32 = 3;
 /// Each job creates at most this many jobs.
@@ -382,15 +383,15 @@ impl Pool {
         }
     }
 
-    /// Poll `cond` every millisecond; fail after `LIMIT` naming `what`, or
-    /// at once if a pool thread panicked.
+    /// Poll `cond` every millisecond; fail after `WATCHDOG` naming `what`,
+    /// or at once if a pool thread panicked.
     fn wait_until(&self, what: &str, mut cond: impl FnMut() -> bool) {
         let start = Instant::now();
         while !cond() {
             self.check_failure();
-            if start.elapsed() > LIMIT {
+            if start.elapsed() > WATCHDOG {
                 panic!(
-                    "watchdog fired: {what} not reached after {LIMIT:?} (lost wakeup?); \
+                    "watchdog fired: {what} not reached after {WATCHDOG:?} (lost wakeup?); \
                      outstanding {}, counters {:?}, sleeping workers {}",
                     self.outstanding.load(Ordering::Acquire),
                     self.sleep.counters(),
@@ -504,11 +505,11 @@ impl Running {
         pool.sleep.wake_all();
         let start = Instant::now();
         for _ in 0..WORKERS {
-            let left = LIMIT.saturating_sub(start.elapsed());
+            let left = WATCHDOG.saturating_sub(start.elapsed());
             match exited.recv_timeout(left) {
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) => panic!(
-                    "{what}: watchdog fired: workers not stopped after {LIMIT:?}; counters {:?}",
+                    "{what}: watchdog fired: workers not stopped after {WATCHDOG:?}; counters {:?}",
                     pool.sleep.counters()
                 ),
                 Err(RecvTimeoutError::Disconnected) => unreachable!(),
