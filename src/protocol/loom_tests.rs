@@ -12,8 +12,10 @@ use crate::policy::IdlePolicy;
 use crate::protocol::NotifierSleep;
 use crate::protocol::SleepProtocol;
 
-fn no_rounds() -> IdlePolicy {
-    IdlePolicy::new().yield_rounds(0)
+/// One worker, sleepy at the first empty round: no yield rounds to blow up
+/// the state space.
+fn one_worker<S: SleepProtocol>() -> S {
+    S::try_with_policy(1, IdlePolicy::new().yield_rounds(0)).expect("one worker fits")
 }
 
 /// Set `latch`, owned by worker 0, and wake the owner only if `set` says it
@@ -26,9 +28,9 @@ fn set_and_notify<S: SleepProtocol>(latch: &CoreLatch, sleep: &S) {
 
 /// The owner sleeps against its latch; another thread sets it and wakes the
 /// owner only if `set` says it sleeps.
-fn latch_wakes_owner<S: SleepProtocol + 'static>(make: fn() -> S) {
-    check(3, move || {
-        let sleep = Arc::new(make());
+fn latch_wakes_owner<S: SleepProtocol + 'static>() {
+    check(3, || {
+        let sleep = Arc::new(one_worker::<S>());
         let latch = Arc::new(CoreLatch::new());
         let owner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));
         let setter = spawn_with!(sleep, latch => set_and_notify(&latch, &*sleep));
@@ -42,9 +44,9 @@ fn latch_wakes_owner<S: SleepProtocol + 'static>(make: fn() -> S) {
 /// the setter; the payload must be visible on every path. The payload is a
 /// Relaxed atomic, so only the latch orders it: loom lets a Relaxed load
 /// return a stale value that nothing orders before it.
-fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>(make: fn() -> S) {
-    check(3, move || {
-        let sleep = Arc::new(make());
+fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>() {
+    check(3, || {
+        let sleep = Arc::new(one_worker::<S>());
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let owner = spawn_with!(sleep, latch, result => {
@@ -64,9 +66,9 @@ fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>(make: fn() -> 
 }
 
 /// A job injected from outside reaches a worker in any phase of its sleep.
-fn injected_job_runs<S: SleepProtocol + 'static>(make: fn() -> S) {
-    check(2, move || {
-        let sleep = Arc::new(make());
+fn injected_job_runs<S: SleepProtocol + 'static>() {
+    check(2, || {
+        let sleep = Arc::new(one_worker::<S>());
         let jobs = Arc::new(AtomicUsize::new(0));
         let worker = spawn_with!(sleep, jobs => run_one_job(&*sleep, 0, &jobs));
         let poster = spawn_with!(sleep, jobs => inject_one(&*sleep, &jobs));
@@ -76,30 +78,30 @@ fn injected_job_runs<S: SleepProtocol + 'static>(make: fn() -> S) {
 
 #[test]
 fn notifier_sleep_latch_wakes_owner() {
-    latch_wakes_owner(|| NotifierSleep::with_policy(1, no_rounds()));
+    latch_wakes_owner::<NotifierSleep>();
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner() {
-    latch_wakes_owner(|| JecSleep::with_policy(1, no_rounds()));
+    latch_wakes_owner::<JecSleep>();
 }
 
 #[test]
 fn notifier_sleep_latch_publishes_the_setters_writes() {
-    latch_publishes_the_setters_writes(|| NotifierSleep::with_policy(1, no_rounds()));
+    latch_publishes_the_setters_writes::<NotifierSleep>();
 }
 
 #[test]
 fn jec_sleep_latch_publishes_the_setters_writes() {
-    latch_publishes_the_setters_writes(|| JecSleep::with_policy(1, no_rounds()));
+    latch_publishes_the_setters_writes::<JecSleep>();
 }
 
 #[test]
 fn notifier_sleep_injected_job_runs() {
-    injected_job_runs(|| NotifierSleep::with_policy(1, no_rounds()));
+    injected_job_runs::<NotifierSleep>();
 }
 
 #[test]
 fn jec_sleep_injected_job_runs() {
-    injected_job_runs(|| JecSleep::with_policy(1, no_rounds()));
+    injected_job_runs::<JecSleep>();
 }
