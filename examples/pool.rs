@@ -1,26 +1,19 @@
 //! `cargo run --release --example pool`: the crate's main job. Builds the
-//! example work-stealing pool on both sleep protocols, runs the workloads,
-//! and prints one table with rayon measured in the same run as the reference.
+//! example work-stealing pool (the `eventcount-pool` workspace member) on
+//! both sleep protocols, runs the workloads, and prints one table with
+//! rayon measured in the same run as the reference.
 //!
 //! Run with `--help` for the flags.
 
-#[path = "../../benches/support/forkjoin.rs"]
-mod forkjoin;
-mod pool;
-mod procstat;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use forkjoin::{burst_tree, rayon_burst, rayon_fib, rayon_tree};
+use eventcount::IdlePolicy;
+use eventcount_pool::procstat::ProcUsage;
+use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload as Work};
 
 /// xorshift rounds per burst job: a few microseconds of work.
 const BURST_ITERS: u32 = 2000;
-
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
-use pool::Pool;
-use procstat::ProcUsage;
 
 const HELP: &str = "\
 pool: run the example work-stealing pool on each sleep protocol, with rayon
@@ -48,13 +41,6 @@ COLUMNS:
 ";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Protocol {
-    Jec,
-    Notifier,
-    Rayon,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Workload {
     Fib,
     Tree,
@@ -62,7 +48,7 @@ enum Workload {
 }
 
 struct Options {
-    protocols: Vec<Protocol>,
+    protocols: Vec<PoolKind>,
     workloads: Vec<Workload>,
     threads: usize,
     quick: bool,
@@ -72,7 +58,7 @@ struct Options {
 fn parse_args() -> Result<Option<Options>, String> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut options = Options {
-        protocols: vec![Protocol::Jec, Protocol::Notifier, Protocol::Rayon],
+        protocols: PoolKind::ALL.to_vec(),
         workloads: vec![Workload::Fib, Workload::Tree, Workload::Bursts],
         threads: cores,
         quick: false,
@@ -89,10 +75,10 @@ fn parse_args() -> Result<Option<Options>, String> {
             "--quick" => options.quick = true,
             "--protocol" => {
                 options.protocols = match value("--protocol")?.as_str() {
-                    "jec" => vec![Protocol::Jec],
-                    "notifier" => vec![Protocol::Notifier],
-                    "rayon" => vec![Protocol::Rayon],
-                    "all" => vec![Protocol::Jec, Protocol::Notifier, Protocol::Rayon],
+                    "jec" => vec![PoolKind::Jec],
+                    "notifier" => vec![PoolKind::Notifier],
+                    "rayon" => vec![PoolKind::Rayon],
+                    "all" => PoolKind::ALL.to_vec(),
                     other => {
                         return Err(format!(
                             "unknown protocol '{other}': expected jec, notifier, rayon or all"
@@ -199,126 +185,64 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
-fn run_ours<S: SleepProtocol + 'static>(
+/// One row of the table: `workload` on a fresh pool of `kind`.
+fn run_row(
+    kind: PoolKind,
     workload: Workload,
     sizes: &Sizes,
     threads: usize,
-    sleep: S,
+    policy: IdlePolicy,
 ) -> Row {
-    let pool = Pool::new(threads, sleep);
-    let protocol = pool.sleep().name();
-    let tree = (workload == Workload::Tree).then(|| pool::make_tree(sizes.tree_nodes));
+    let pool = AnyPool::new(kind, threads, policy);
+    let tree = (workload == Workload::Tree).then(|| make_tree(sizes.tree_nodes));
+    let run = |pool: &AnyPool| match workload {
+        Workload::Fib => pool.run(&Work::Fib {
+            n: sizes.fib_n,
+            cutoff: sizes.fib_cutoff,
+        }),
+        Workload::Tree => pool.run(&Work::TreeSum {
+            tree: tree.clone().expect("tree built"),
+            depth: sizes.tree_depth,
+        }),
+        Workload::Bursts => (0..sizes.bursts as u64).fold(0u64, |total, burst| {
+            let jobs = Work::Burst {
+                seed: burst * 1000,
+                jobs: sizes.burst_jobs,
+                iters: BURST_ITERS,
+            };
+            let total = total.wrapping_add(pool.run(&jobs));
+            std::thread::sleep(sizes.burst_gap);
+            total
+        }),
+    };
     // Warm up: threads started, caches and allocator primed.
-    run_workload_ours(&pool, workload, sizes, tree.as_ref());
-    let stats_before = pool.sleep().stats();
+    run(&pool);
+    let stats_before = pool.stats();
     let usage_before = ProcUsage::now();
     let mut walls = Vec::new();
     let mut check = 0;
     for _ in 0..sizes.reps {
         let start = Instant::now();
-        check = run_workload_ours(&pool, workload, sizes, tree.as_ref());
+        check = run(&pool);
         walls.push(start.elapsed());
     }
     let usage = ProcUsage::now().since(&usage_before);
-    let stats = pool.sleep().stats() - stats_before;
+    let stats = stats_before
+        .zip(pool.stats())
+        .map(|(before, after)| after - before);
     let idle_cpu = idle_cpu_after();
     pool.shutdown();
     Row {
         workload: workload_name(workload),
-        protocol,
+        protocol: kind.name(),
         wall: median(walls),
         cpu: usage.cpu,
-        sleeps: Some(stats.waits),
-        wakes: Some(stats.wakes),
+        // rayon counts no sleeps of its own: its voluntary context
+        // switches stand in.
+        sleeps: Some(stats.map_or(usage.voluntary_switches, |s| s.waits)),
+        wakes: stats.map(|s| s.wakes),
         idle_cpu,
         check,
-    }
-}
-
-fn run_workload_ours<S: SleepProtocol + 'static>(
-    pool: &Pool<S>,
-    workload: Workload,
-    sizes: &Sizes,
-    tree: Option<&Arc<Vec<u64>>>,
-) -> u64 {
-    match workload {
-        Workload::Fib => {
-            let (n, cutoff) = (sizes.fib_n, sizes.fib_cutoff);
-            pool.install(move |ctx| pool::fib(ctx, n, cutoff))
-        }
-        Workload::Tree => {
-            let tree = tree.expect("tree built").clone();
-            let depth = sizes.tree_depth;
-            pool.install(move |ctx| pool::tree_sum(ctx, &tree, 0, depth))
-        }
-        Workload::Bursts => {
-            let mut total = 0u64;
-            for burst in 0..sizes.bursts {
-                let jobs = sizes.burst_jobs;
-                total =
-                    total.wrapping_add(pool.install(move |ctx| {
-                        burst_tree(ctx, burst as u64 * 1000, jobs, BURST_ITERS)
-                    }));
-                std::thread::sleep(sizes.burst_gap);
-            }
-            total
-        }
-    }
-}
-
-fn run_rayon(workload: Workload, sizes: &Sizes, threads: usize) -> Row {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("rayon pool");
-    let tree = (workload == Workload::Tree).then(|| pool::make_tree(sizes.tree_nodes));
-    run_workload_rayon(&pool, workload, sizes, tree.as_ref());
-    let usage_before = ProcUsage::now();
-    let mut walls = Vec::new();
-    let mut check = 0;
-    for _ in 0..sizes.reps {
-        let start = Instant::now();
-        check = run_workload_rayon(&pool, workload, sizes, tree.as_ref());
-        walls.push(start.elapsed());
-    }
-    let usage = ProcUsage::now().since(&usage_before);
-    let idle_cpu = idle_cpu_after();
-    drop(pool);
-    Row {
-        workload: workload_name(workload),
-        protocol: "rayon",
-        wall: median(walls),
-        cpu: usage.cpu,
-        sleeps: Some(usage.voluntary_switches),
-        wakes: None,
-        idle_cpu,
-        check,
-    }
-}
-
-fn run_workload_rayon(
-    pool: &rayon::ThreadPool,
-    workload: Workload,
-    sizes: &Sizes,
-    tree: Option<&Arc<Vec<u64>>>,
-) -> u64 {
-    match workload {
-        Workload::Fib => pool.install(|| rayon_fib(sizes.fib_n, sizes.fib_cutoff)),
-        Workload::Tree => {
-            let tree = tree.expect("tree built");
-            pool.install(|| rayon_tree(tree, 0, sizes.tree_depth))
-        }
-        Workload::Bursts => {
-            let mut total = 0u64;
-            for burst in 0..sizes.bursts {
-                total =
-                    total.wrapping_add(pool.install(|| {
-                        rayon_burst(burst as u64 * 1000, sizes.burst_jobs, BURST_ITERS)
-                    }));
-                std::thread::sleep(sizes.burst_gap);
-            }
-            total
-        }
     }
 }
 
@@ -377,21 +301,7 @@ fn main() -> ExitCode {
     for &workload in &options.workloads {
         let mut expected = None;
         for &protocol in &options.protocols {
-            let row = match protocol {
-                Protocol::Jec => run_ours(
-                    workload,
-                    &sizes,
-                    threads,
-                    JecSleep::with_policy(threads, options.policy),
-                ),
-                Protocol::Notifier => run_ours(
-                    workload,
-                    &sizes,
-                    threads,
-                    NotifierSleep::with_policy(threads, options.policy),
-                ),
-                Protocol::Rayon => run_rayon(workload, &sizes, threads),
-            };
+            let row = run_row(protocol, workload, &sizes, threads, options.policy);
             let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
             println!(
                 "{:<9} {:<9} {:>9} {:>9} {:>8} {:>8} {:>10}",

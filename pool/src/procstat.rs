@@ -1,39 +1,31 @@
-//! Process CPU time and context switches from /proc (Linux), summed over
-//! the live threads: nanosecond CPU time without unsafe `getrusage`.
-//! Elsewhere every reading is zero.
+//! CPU time, context switches and thread states of this process, from
+//! /proc (Linux): nanosecond CPU time without unsafe `getrusage`.
+//! Elsewhere every reading is zero and every thread counts as asleep.
+//!
+//! A thread's schedstat is brought up to date when the thread is switched
+//! out, and otherwise only at the scheduler tick: for a thread that is
+//! running right now it can be a few milliseconds stale. Read it for
+//! threads that are blocked, never for the calling thread, when the
+//! difference matters ([`cpu_of_other_threads`]).
 
 use std::time::Duration;
 
+/// CPU time and voluntary context switches summed over the live threads.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProcUsage {
+    /// On-CPU time.
     pub cpu: Duration,
+    /// Times a thread blocked (slept, waited on a lock or a syscall).
     pub voluntary_switches: u64,
 }
 
 impl ProcUsage {
+    /// The sum over this process's live threads right now.
     pub fn now() -> Self {
         let mut usage = ProcUsage::default();
-        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-            return usage;
-        };
-        for task in tasks.flatten() {
-            let path = task.path();
-            if let Ok(schedstat) = std::fs::read_to_string(path.join("schedstat")) {
-                if let Some(ns) = schedstat
-                    .split_whitespace()
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                {
-                    usage.cpu += Duration::from_nanos(ns);
-                }
-            }
-            if let Ok(status) = std::fs::read_to_string(path.join("status")) {
-                for line in status.lines() {
-                    if let Some(v) = line.strip_prefix("voluntary_ctxt_switches:") {
-                        usage.voluntary_switches += v.trim().parse::<u64>().unwrap_or(0);
-                    }
-                }
-            }
+        for tid in thread_ids() {
+            usage.cpu += thread_cpu(tid);
+            usage.voluntary_switches += voluntary_switches(tid);
         }
         usage
     }
@@ -48,4 +40,71 @@ impl ProcUsage {
                 .saturating_sub(earlier.voluntary_switches),
         }
     }
+}
+
+/// Kernel thread ids of this process's live threads.
+pub fn thread_ids() -> Vec<u64> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| task.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// How many threads this process has right now.
+pub fn live_threads() -> usize {
+    thread_ids().len()
+}
+
+/// The calling thread's kernel thread id, from the /proc/thread-self link.
+pub fn current_tid() -> Option<u64> {
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    link.file_name()?.to_str()?.parse().ok()
+}
+
+/// On-CPU time of thread `tid` of this process (zero for one that has
+/// exited). Stale by up to a tick while the thread runs: see the module
+/// docs.
+pub fn thread_cpu(tid: u64) -> Duration {
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// On-CPU time of every live thread of this process but the caller (whose
+/// own reading would be stale): a pool's workers, measured from outside.
+pub fn cpu_of_other_threads() -> Duration {
+    let me = current_tid();
+    thread_ids()
+        .into_iter()
+        .filter(|&tid| Some(tid) != me)
+        .map(thread_cpu)
+        .sum()
+}
+
+/// True if thread `tid` of this process is asleep ('S') right now, or if
+/// /proc cannot tell.
+pub fn thread_sleeping(tid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) {
+        // The state is the first field after the parenthesised name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_none_or(|state| state == "S"),
+        Err(_) => true,
+    }
+}
+
+fn voluntary_switches(tid: u64) -> u64 {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")) else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
 }

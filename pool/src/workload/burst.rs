@@ -1,41 +1,12 @@
-//! Fork-join workloads for B5-B7 written for rayon and for the example pool
-//! (`examples/pool/pool.rs`, which the includer must declare as `mod pool`).
-//!
-//! Shared by `benches/pool.rs` and `examples/bench_report.rs` through
-//! `#[path]`.
-
-#![allow(dead_code)] // each includer uses a different part
+//! Bursts of calibrated busy jobs: what a pool does between idle spells
+//! (the pool example's bursts, and the ticks of benchmark B7).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use eventcount::SleepProtocol;
 
-use crate::pool::{self, WorkerCtx};
-
-/// rayon's twin of `pool::fib`.
-pub fn rayon_fib(n: u32, cutoff: u32) -> u64 {
-    if n <= cutoff || n < 2 {
-        return pool::fib_seq(n);
-    }
-    let (a, b) = rayon::join(|| rayon_fib(n - 1, cutoff), || rayon_fib(n - 2, cutoff));
-    a + b
-}
-
-/// rayon's twin of `pool::tree_sum`.
-pub fn rayon_tree(tree: &[u64], root: usize, depth: u32) -> u64 {
-    if root >= tree.len() {
-        return 0;
-    }
-    if depth == 0 {
-        return pool::tree_sum_seq(tree, root);
-    }
-    let (l, r) = rayon::join(
-        || rayon_tree(tree, 2 * root + 1, depth - 1),
-        || rayon_tree(tree, 2 * root + 2, depth - 1),
-    );
-    tree[root] + l + r
-}
+use crate::WorkerCtx;
 
 /// `iters` rounds of xorshift: a job of calibrated length.
 #[inline(never)]
@@ -65,7 +36,7 @@ pub fn calibrate_busy_work(target: Duration) -> u32 {
     ((target.as_secs_f64() / per).round() as u32).max(1)
 }
 
-/// `jobs` busy jobs spread over the pool with a join tree (B7's tick).
+/// `jobs` busy jobs spread over the example pool with a join tree.
 pub fn burst_tree<S: SleepProtocol + 'static>(
     ctx: &WorkerCtx<S>,
     seed: u64,
@@ -83,7 +54,8 @@ pub fn burst_tree<S: SleepProtocol + 'static>(
     a.wrapping_add(b)
 }
 
-/// rayon's twin of `burst_tree`.
+/// [`burst_tree`] written for rayon (call it inside a rayon pool's
+/// `install`).
 pub fn rayon_burst(seed: u64, jobs: u32, iters: u32) -> u64 {
     if jobs <= 1 {
         return busy_work(seed, iters);

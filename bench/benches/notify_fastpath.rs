@@ -1,11 +1,11 @@
 //! B1: the cost of posting work with nobody waiting, against its floor: a
 //! bare `fence(SeqCst)` plus one load, measured in the same run.
 //!
-//! Run with `cargo bench --bench notify_fastpath`. The ratio of each row to
-//! `floor/fence_plus_load` is the number that matters; absolute times move
-//! with the machine. Instruction counts for the same paths come from
-//! `valgrind --tool=callgrind` on `examples/fastpath_ir.rs`
-//! (docs/benchmarks.md).
+//! Run with `cargo bench -p eventcount-bench --bench notify_fastpath`. The
+//! ratio of each row to `floor/fence_plus_load` is the number that matters;
+//! absolute times move with the machine. Instruction counts for the same
+//! paths come from `valgrind --tool=callgrind` on `examples/fastpath_ir.rs`
+//! of this package (docs/benchmarks.md, "Instruction counts").
 
 use std::hint::black_box;
 use std::sync::atomic::{fence, AtomicU64, Ordering};

@@ -1,7 +1,16 @@
 //! Calls each fast path a million times through a non-inlined wrapper, so
 //! `valgrind --tool=callgrind` can count instructions per call (see
-//! docs/benchmarks.md, "Instruction counts"). Runs in a blink without
-//! valgrind too; it prints nothing useful on its own.
+//! docs/benchmarks.md, "Instruction counts"):
+//!
+//! ```sh
+//! cargo build --release -p eventcount-bench --example fastpath_ir
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out target/release/examples/fastpath_ir
+//! ```
+//!
+//! Runs in a blink without valgrind too; it prints nothing on its own. It
+//! stays self-contained (its own `ir_` wrappers, nothing from the bench
+//! library) so that the symbols and their folding stay what the docs
+//! describe.
 
 use std::hint::black_box;
 use std::sync::atomic::{fence, AtomicU64, Ordering};

@@ -1,0 +1,166 @@
+//! The command line.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use clap::Parser;
+use eventcount::IdlePolicy;
+
+const BENCHMARKS: &str = "\
+BENCHMARKS:
+    B1  notify with nobody waiting: ns per call over a tight loop, against a
+        bare fence(SeqCst) + load (the floor); 1 thread and 2 threads
+    B2  ping-pong round trip between two sleeping threads, against a raw
+        futex; unpinned, and pinned with taskset to two vCPUs / one vCPU
+    B3  fan-out: 4 sleepers, one wake-all, time until all 4 acknowledged;
+        futex wakes per notify_all for the Notifier
+    B4  bursty queue: 2 producers, 4 consumers, bursts of 32 items, 50 us gaps
+    B5  fork-join in the example pool (both protocols) vs rayon::join inside
+        rayon's pool: fib(25) cutoff 10, tree sum of 2^18-1 nodes depth 10,
+        at 2 and 8 threads
+    B6  after a burst: pool CPU in the next 300 ms, time until every worker
+        sleeps (ours), wakes while idle
+    B7  ticks: 200 ticks of 8 jobs x ~5 us, gaps of 20 us (main thread
+        spins), 200 us and 2 ms (main thread sleeps); pool CPU per tick against
+        the useful work, and latency from submit to all 8 done
+
+Exit status: 0 on success, 1 if a workload computed a wrong result, 2 on a
+bad command line or an unwritable --json-file.";
+
+/// Short versions of the benchmarks B1-B7 of docs/benchmarks.md, run in one
+/// process. Within each round every implementation of a benchmark runs
+/// once, in a rotating order; the tables show the median over rounds of
+/// each value, and of each ratio taken within a round.
+#[derive(Parser, Debug)]
+#[command(name = "bench-report", after_help = BENCHMARKS)]
+pub struct Options {
+    /// Print the results as JSON instead of tables.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+
+    /// Print the results as the Markdown tables of docs/benchmarks.md.
+    #[arg(long)]
+    pub markdown: bool,
+
+    /// Also write the results as JSON to file F.
+    #[arg(long, value_name = "F")]
+    pub json_file: Option<PathBuf>,
+
+    /// Alternating rounds per benchmark (a median needs at least 3).
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u16).range(3..=50))]
+    pub rounds: u16,
+
+    /// Comma-separated subset of B1,B2,B3,B4,B5,B6,B7 [default: all].
+    #[arg(long, value_name = "LIST", value_parser = parse_only)]
+    only: Option<BTreeSet<u8>>,
+
+    /// Fewer iterations per round (a smoke test, ~10 s).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Idle policy of our pools (B5-B7): S spin rounds, then Y yield
+    /// rounds, then sleep [default: 0,32, Rayon's].
+    #[arg(long, value_name = "S,Y", value_parser = parse_idle)]
+    idle: Option<IdlePolicy>,
+}
+
+impl Options {
+    /// The benchmarks to run, by number.
+    pub fn only(&self) -> BTreeSet<u8> {
+        self.only.clone().unwrap_or_else(|| (1..=7).collect())
+    }
+
+    /// The idle policy of our pools.
+    pub fn idle_policy(&self) -> IdlePolicy {
+        self.idle.unwrap_or_default()
+    }
+
+    /// Rounds per benchmark.
+    pub fn rounds(&self) -> usize {
+        usize::from(self.rounds)
+    }
+}
+
+/// `B2,B5` (or `b2, 5`) as {2, 5}.
+fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
+    let mut only = BTreeSet::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = part
+            .strip_prefix(['B', 'b'])
+            .unwrap_or(part)
+            .parse::<u8>()
+            .ok()
+            .filter(|n| (1..=7).contains(n))
+            .ok_or_else(|| format!("unknown benchmark '{part}': expected B1 to B7"))?;
+        only.insert(number);
+    }
+    if only.is_empty() {
+        return Err("expected at least one of B1 to B7".to_string());
+    }
+    Ok(only)
+}
+
+/// `0,32` as 0 spin rounds, then 32 yield rounds.
+fn parse_idle(text: &str) -> Result<IdlePolicy, String> {
+    let (spin, yields) = text
+        .split_once(',')
+        .and_then(|(s, y)| Some((s.trim().parse().ok()?, y.trim().parse().ok()?)))
+        .ok_or_else(|| {
+            "expected two whole numbers, spin rounds and yield rounds, like 0,32".to_string()
+        })?;
+    Ok(IdlePolicy::new().spin_rounds(spin).yield_rounds(yields))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
+        Options::try_parse_from(std::iter::once("bench-report").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults_run_everything_five_rounds_with_rayons_policy() {
+        let options = parse(&[]).unwrap();
+        assert_eq!(options.only(), (1..=7).collect());
+        assert_eq!(options.rounds(), 5);
+        assert_eq!(options.idle_policy(), IdlePolicy::default());
+        assert!(!options.json && !options.markdown && !options.quick);
+    }
+
+    #[test]
+    fn only_takes_a_list_with_or_without_the_b() {
+        let options = parse(&["--only", "B2, b5,7"]).unwrap();
+        assert_eq!(options.only(), [2, 5, 7].into());
+    }
+
+    #[test]
+    fn idle_sets_spin_and_yield_rounds() {
+        let options = parse(&["--idle", "4,8"]).unwrap();
+        assert_eq!(
+            options.idle_policy(),
+            IdlePolicy::new().spin_rounds(4).yield_rounds(8)
+        );
+    }
+
+    #[test]
+    fn bad_values_are_errors_that_say_what_is_expected() {
+        for (args, expected) in [
+            (&["--rounds", "2"][..], "3..=50"),
+            (&["--rounds", "many"][..], "invalid digit"),
+            (&["--only", "B8"][..], "expected B1 to B7"),
+            (&["--only", ","][..], "at least one of B1 to B7"),
+            (&["--idle", "32"][..], "like 0,32"),
+            (&["--json", "--markdown"][..], "cannot be used with"),
+            (&["--json-file"][..], "a value is required"),
+            (&["--frobnicate"][..], "unexpected argument"),
+        ] {
+            let message = parse(args).unwrap_err().to_string();
+            assert!(
+                message.contains(expected),
+                "{args:?}: {message:?} does not say {expected:?}"
+            );
+        }
+    }
+}
