@@ -4,9 +4,9 @@
 //! [`SleepProtocol`](crate::SleepProtocol).
 //!
 //! The model files are `jec/loom_tests.rs`, `notifier/loom_tests.rs` and
-//! `protocol/loom_tests.rs`. A helper here performs exactly the atomic
-//! operations the inline code it replaced did, in the same order, so a
-//! model explores the same interleavings as before.
+//! `protocol/loom_tests.rs`. A helper here performs the same atomic
+//! operations, in the same order, as the code each model would otherwise
+//! write out: sharing it changes no model.
 
 mod check;
 mod jobs;

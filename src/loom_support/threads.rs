@@ -1,8 +1,7 @@
 //! Spawning a model's actors and joining them.
 //!
-//! Every actor is a spawned thread holding its own clones of the model's
-//! `Arc`s, cloned on the spawning thread just before the spawn; the model's
-//! main thread then only joins (see `jec/loom_tests.rs` for why).
+//! An actor is a spawned thread holding its own clones of the model's
+//! `Arc`s, cloned on the spawning thread just before the spawn.
 
 use loom::thread::JoinHandle;
 
