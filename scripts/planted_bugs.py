@@ -143,18 +143,18 @@ CASES = [
     ),
     (
         "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
-        "src/notifier_sleep.rs",
+        "src/protocol/notifier.rs",
         """        let wait = self.notifier.prepare_wait(idle.worker);
-        if !latch.fall_asleep() {""",
+        let outcome = if !latch.fall_asleep() {""",
         """        let fell_asleep = latch.fall_asleep();
         let wait = self.notifier.prepare_wait(idle.worker);
-        if !fell_asleep {""",
+        let outcome = if !fell_asleep {""",
         "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
     (
         "latch: probe does not acquire (Relaxed load)",
-        "src/jec/latch.rs",
+        "src/latch.rs",
         """self.state.load(Ordering::Acquire) == SET""",
         """self.state.load(Ordering::Relaxed) == SET""",
         "protocol::loom_tests::jec_sleep_latch_publishes_the_setters_writes",
@@ -162,7 +162,7 @@ CASES = [
     ),
     (
         "latch: set does not release (Acquire swap)",
-        "src/jec/latch.rs",
+        "src/latch.rs",
         """self.state.swap(SET, Ordering::AcqRel) == SLEEPING""",
         """self.state.swap(SET, Ordering::Acquire) == SLEEPING""",
         "protocol::loom_tests::notifier_sleep_latch_publishes_the_setters_writes",
@@ -183,6 +183,45 @@ CASES = [
         """                TARGETED => (SIGNALED, Delivery::Signalled),""",
         "notifier::loom_tests::targeted_wake_reaches_only_its_waiter",
         "notify_one spends itself on the already-woken slot and the other waiter sleeps on",
+    ),
+    (
+        "jec, searcher cap: the last searcher forgets the hand-off",
+        "src/jec/mod.rs",
+        """Some(_) if before.awake_but_idle() == 1 => before.sleeping().min(1),""",
+        """Some(_) if before.awake_but_idle() == 1 => 0,""",
+        "protocol::loom_cap_tests::jec_sleep_last_searcher_hands_off",
+        "the post left its second job to the searcher; nobody wakes the sleeper for it",
+    ),
+    (
+        "notifier_sleep: the last searcher forgets the hand-off",
+        "src/protocol/notifier.rs",
+        """            self.notifier.notify_one();
+        }
+    }""",
+        """        }
+    }""",
+        "protocol::loom_cap_tests::notifier_sleep_last_searcher_hands_off",
+        "the post left its second job to the searcher; nobody wakes the sleeper for it",
+    ),
+    (
+        "notifier_sleep: the awake idle count is decremented twice on the way to sleep",
+        "src/protocol/notifier.rs",
+        """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        let awake_again = AwakeAgain {""",
+        """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        let awake_again = AwakeAgain {""",
+        "protocol::loom_cap_tests::notifier_sleep_cap_burst_against_full_searchers",
+        "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
+    ),
+    (
+        "jec: work_found takes the worker off the inactive count twice",
+        "src/jec/mod.rs",
+        """        let before = self.counters.sub_inactive();""",
+        """        let before = self.counters.sub_inactive();
+        self.counters.sub_inactive();""",
+        "protocol::loom_cap_tests::jec_sleep_cap_of_one_with_three_workers",
+        "the inactive count underflows into the JEC: a later work_found or the check at rest fails",
     ),
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
