@@ -25,9 +25,19 @@ const THREADS: usize = 8;
 /// Builds a protocol for a pool of n workers.
 type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;
 
-/// Both protocols, each with the default policy and a short one.
+/// Both protocols, each with the default policy, a short one, and the
+/// searcher cap (one searcher at a time, the tightest cap).
 fn protocols() -> Vec<(&'static str, MakeProtocol)> {
+    let capped = IdlePolicy::new().yield_rounds(2).max_searching(1);
     vec![
+        (
+            "jec-cap",
+            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, capped))),
+        ),
+        (
+            "notifier-cap",
+            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, capped))),
+        ),
         ("jec", Box::new(|n| Protocol::Jec(JecSleep::new(n)))),
         (
             "jec-short",
@@ -51,6 +61,9 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
     ]
 }
 
+// Built once per test and moved into its pool at once: the size of the
+// larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Protocol {
     Jec(JecSleep),
     Notifier(NotifierSleep),

@@ -85,6 +85,8 @@ pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
     workers: Box<[CachePadded<WorkerSleep>]>,
     policy: IdlePolicy,
+    /// The policy's searcher cap for this many workers (None: no cap).
+    searcher_cap: Option<u32>,
 }
 
 impl JecSleep {
@@ -184,6 +186,7 @@ impl JecSleep {
             workers: (0..workers)
                 .map(|_| CachePadded::new(WorkerSleep::new()))
                 .collect(),
+            searcher_cap: policy.searcher_cap(workers),
             policy,
         })
     }
@@ -209,7 +212,6 @@ impl JecSleep {
     /// let sleep = eventcount::JecSleep::new(1);
     /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
     /// ```
-    #[must_use]
     pub fn policy(&self) -> &IdlePolicy {
         &self.policy
     }
@@ -302,15 +304,38 @@ impl JecSleep {
         JecIdle {
             sleep: self,
             worker,
-            rounds: 0,
+            rounds: self.first_round(before.awake_but_idle() + 1),
             sleepy_jec: None,
+        }
+    }
+
+    /// The round a worker starts searching at, when `awake_idle` workers
+    /// (itself included) are awake and idle: 0, or straight to the sleepy
+    /// round (no spin or yield rounds) if that is more than the searcher
+    /// cap allows. The count comes from the counters word: `inactive -
+    /// sleeping`, the awake idle workers.
+    #[inline]
+    fn first_round(&self, awake_idle: u32) -> u32 {
+        match self.searcher_cap {
+            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
+            _ => 0,
+        }
+    }
+
+    /// After a sleep or an attempt at one: search from round 0 again, or,
+    /// over the searcher cap, go back to sleep after one more search.
+    fn wake_fully(&self, idle: &mut JecIdle<'_>) {
+        idle.wake_fully();
+        if self.searcher_cap.is_some() {
+            idle.rounds = self.first_round(self.counters.load().awake_but_idle());
         }
     }
 
     /// The calling worker, which is looking for work, found some: it no
     /// longer counts as inactive. Wakes up to two sleepers to help, as
-    /// rayon-core does whenever any worker leaves its idle loop (see
-    /// docs/jec-sleep.md, "work_found").
+    /// rayon-core does whenever any worker leaves its idle loop; with a
+    /// searcher cap, wakes one, and only if this worker was the last awake
+    /// idle one (the hand-off; see docs/jec-sleep.md, "work_found").
     ///
     /// It takes no `JecIdle`: the counters are anonymous, and a loop like
     /// rayon-core's calls `work_found()` while its idle state is still in
@@ -337,9 +362,15 @@ impl JecSleep {
         if before.awake_but_idle() == 0 {
             self.work_found_without_start(before);
         }
-        // Rayon's rule: up to two sleepers, whenever any worker leaves its
-        // idle loop.
-        let to_wake = before.sleeping().min(2);
+        let to_wake = match self.searcher_cap {
+            // Rayon's rule: up to two sleepers, whenever any worker leaves
+            // its idle loop.
+            None => before.sleeping().min(2),
+            // The hand-off: the last searcher wakes one sleeper to search
+            // in its place, since what it found suggests more may be queued.
+            Some(_) if before.awake_but_idle() == 1 => before.sleeping().min(1),
+            Some(_) => 0,
+        };
         if to_wake > 0 {
             self.wake_any(to_wake);
         }
@@ -492,7 +523,7 @@ impl JecSleep {
         // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
         if !latch.fall_asleep() {
             worker.abandon();
-            idle.wake_fully();
+            self.wake_fully(idle);
             return WaitOutcome::Notified;
         }
         let sleepy_jec = idle
@@ -515,7 +546,7 @@ impl JecSleep {
         // 5. Counted. A waker may already have found us registering.
         if worker.finish_registering() == Registration::WakeRequested {
             self.counters.sub_sleeping();
-            idle.wake_fully();
+            self.wake_fully(idle);
             latch.wake_up();
             return WaitOutcome::Notified;
         }
@@ -533,7 +564,7 @@ impl JecSleep {
         std::mem::forget(guard);
         if work_is_waiting {
             self.unregister(worker, latch);
-            idle.wake_fully();
+            self.wake_fully(idle);
             return WaitOutcome::Notified;
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
@@ -544,7 +575,7 @@ impl JecSleep {
         } else {
             WaitOutcome::Notified
         };
-        idle.wake_fully();
+        self.wake_fully(idle);
         latch.wake_up();
         outcome
     }

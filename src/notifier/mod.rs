@@ -548,6 +548,17 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_n(&self, n: usize) -> usize {
+        self.notify_up_to(n, |n| n)
+    }
+
+    /// `notify_n(n)`, except that when somebody is waiting, `how_many(n)`
+    /// decides how many to release. It runs after the NotifyFence, so it
+    /// may read what waiters wrote before their WaitFence: `NotifierSleep`
+    /// reads its count of awake idle workers there, and releases only as
+    /// many sleepers as the awake ones cannot cover. With nobody waiting it
+    /// is not called, and this is `notify_n`'s fence and load.
+    #[inline]
+    pub(crate) fn notify_up_to(&self, n: usize, how_many: impl FnOnce(usize) -> usize) -> usize {
         if n == 0 {
             return 0;
         }
@@ -557,9 +568,13 @@ impl Notifier {
         if state.is_empty() {
             return 0;
         }
+        let n = how_many(n);
+        if n == 0 {
+            return 0;
+        }
         if n >= self.slots.len() {
-            // At most one waiter per slot, so `n >= size` means "all", and
-            // taking the whole stack in one CAS is cheaper than n pops.
+            // At most one waiter per slot, so `n >= capacity` means "all",
+            // and taking the whole stack in one CAS is cheaper than n pops.
             return self.notify_all_slow(state);
         }
         self.notify_slow(state, n)

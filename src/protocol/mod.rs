@@ -7,6 +7,8 @@ mod jec;
 mod notifier;
 
 #[cfg(all(test, loom))]
+mod loom_cap_tests;
+#[cfg(all(test, loom))]
 mod loom_tests;
 
 use std::time::Instant;

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use crossbeam_utils::CachePadded;
+
 use super::SleepProtocol;
 use crate::error::CapacityError;
 use crate::latch::CoreLatch;
@@ -10,6 +12,7 @@ use crate::notifier::Notifier;
 use crate::outcome::WaitOutcome;
 use crate::policy::IdlePolicy;
 use crate::stats::SleepStats;
+use crate::sync::{AtomicU32, Ordering};
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
 /// protocol.
@@ -17,10 +20,17 @@ use crate::stats::SleepStats;
 /// An idle worker spends the policy's rounds spinning or yielding; then each
 /// empty round is one check / prepare / re-check / commit cycle on the
 /// notifier, with the worker's [`CoreLatch`] stepped through SLEEPY and
-/// SLEEPING so a latch setter knows when to wake it. Every post is a notify:
-/// exact (no post is ever missed, internal or injected), and one fence plus
-/// one load when nobody sleeps. `start_looking` and `work_found` touch no
-/// shared memory.
+/// SLEEPING so a latch setter knows when to wake it.
+///
+/// Awake idle workers are counted in one shared word, as rayon counts its
+/// inactive ones: `start_looking` and a wake add one, `work_found` and
+/// going to sleep take one off. A post wakes only as many sleepers as the
+/// awake idle workers cannot cover (when the queue was empty before it),
+/// and costs one fence plus one load when nobody sleeps. The last awake
+/// idle worker to find work wakes one sleeper to search in its place (the
+/// hand-off), and the policy's searcher cap sends workers over it straight
+/// to sleep. docs/notifier.md, "NotifierSleep", has the word's layout, its
+/// orderings and why no wake is lost.
 ///
 /// A latch wake is [`Notifier::notify_waiter`]: the owner and nobody else.
 ///
@@ -36,7 +46,16 @@ use crate::stats::SleepStats;
 #[derive(Debug)]
 pub struct NotifierSleep {
     notifier: Notifier,
+    /// Workers awake and idle: between `start_looking` (or a wake) and
+    /// `work_found` (or going to sleep). One `u32`, on its own cache line:
+    ///
+    /// | bits  | field        | meaning                                   |
+    /// |-------|--------------|-------------------------------------------|
+    /// | 0..32 | `awake_idle` | idle workers that are not asleep (≤ capacity) |
+    awake_idle: CachePadded<AtomicU32>,
     policy: IdlePolicy,
+    /// The policy's searcher cap for this many workers (None: no cap).
+    searcher_cap: Option<u32>,
 }
 
 /// What an idle worker of a [`NotifierSleep`] pool carries between rounds.
@@ -150,6 +169,8 @@ impl NotifierSleep {
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
         Ok(NotifierSleep {
             notifier: Notifier::try_new(workers)?,
+            awake_idle: CachePadded::new(AtomicU32::new(0)),
+            searcher_cap: policy.searcher_cap(workers),
             policy,
         })
     }
@@ -174,7 +195,6 @@ impl NotifierSleep {
     /// let sleep = eventcount::NotifierSleep::new(1);
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), 32);
     /// ```
-    #[must_use]
     pub fn policy(&self) -> &IdlePolicy {
         &self.policy
     }
@@ -218,17 +238,30 @@ impl NotifierSleep {
     }
 }
 
-/// Puts the latch back from SLEEPING to UNSET when the sleep attempt ends,
-/// however it ends.
-struct LatchAwake<'a>(&'a CoreLatch);
+/// Ends a sleep attempt, however it ends (a commit, a cancel, or the
+/// caller's check unwinding): the latch back from SLEEPING to UNSET, and
+/// the worker counted awake and idle again.
+struct AwakeAgain<'a> {
+    awake_idle: &'a AtomicU32,
+    latch: &'a CoreLatch,
+}
 
-impl Drop for LatchAwake<'_> {
+impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
-        self.0.wake_up();
+        self.latch.wake_up();
+        // Relaxed: a poster that misses this increment wakes one more
+        // sleeper than needed, never one fewer.
+        self.awake_idle.fetch_add(1, Ordering::Relaxed);
     }
 }
 
 impl NotifierSleep {
+    /// The awake idle count (for the loom models' checks at rest).
+    #[cfg(all(test, loom))]
+    pub(crate) fn awake_idle(&self) -> u32 {
+        self.awake_idle.load(Ordering::Relaxed)
+    }
+
     /// One empty round; a sleep it starts ends at `deadline` if given.
     fn round(
         &self,
@@ -248,33 +281,70 @@ impl NotifierSleep {
             idle.rounds += 1;
             return WaitOutcome::Notified;
         }
+        idle.rounds = 0;
         // UNSET -> SLEEPY: fails only if the latch is set.
         if !latch.get_sleepy() {
             return WaitOutcome::Notified;
         }
+        // Leave the awake idle count before the WaitFence in prepare_wait:
+        // a poster that reads the count after its NotifyFence and still
+        // sees us there is ordered before our re-check, which then sees its
+        // work (docs/notifier.md, "NotifierSleep"). Relaxed: the fences
+        // order it.
+        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        let awake_again = AwakeAgain {
+            awake_idle: &self.awake_idle,
+            latch,
+        };
         // On the waiter stack before the latch says SLEEPING, so a setter
         // that sees SLEEPING and notifies reaches us.
         let wait = self.notifier.prepare_wait(idle.worker);
-        idle.rounds = 0;
-        if !latch.fall_asleep() {
+        let outcome = if !latch.fall_asleep() {
             // Set meanwhile: its setter saw SLEEPY and will not wake us.
             self.notifier.cancel_wait(wait);
-            return WaitOutcome::Notified;
-        }
-        // The caller's check may panic: the token's drop then cancels the
-        // wait, and this guard puts the latch back to UNSET.
-        let _latch_awake = LatchAwake(latch);
-        if has_work() {
+            WaitOutcome::Notified
+        } else if has_work() {
+            // If the caller's check panics, the token's drop cancels the
+            // wait and `awake_again` counts us back.
             self.notifier.cancel_wait(wait);
-            return WaitOutcome::Notified;
+            WaitOutcome::Notified
+        } else if let Some(deadline) = deadline {
+            self.notifier.commit_wait_until(wait, deadline)
+        } else {
+            self.notifier.commit_wait(wait);
+            WaitOutcome::Notified
+        };
+        drop(awake_again);
+        idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed));
+        outcome
+    }
+
+    /// The round a worker starts searching at when `awake_idle` workers
+    /// (itself included) are awake and idle: 0, or the sleepy round (no
+    /// spin or yield rounds) if that is more than the searcher cap allows.
+    #[inline]
+    fn first_round(&self, awake_idle: u32) -> u32 {
+        match self.searcher_cap {
+            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
+            _ => 0,
         }
-        match deadline {
-            None => {
-                self.notifier.commit_wait(wait);
-                WaitOutcome::Notified
+    }
+
+    /// A post of `n` jobs: wake as many sleepers as the awake idle workers
+    /// cannot cover. When the queue was not empty, nobody took the earlier
+    /// work, so wake for all `n` (rayon's rule).
+    #[inline]
+    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.notifier.notify_up_to(n as usize, |n| {
+            if queue_was_empty {
+                // After the NotifyFence: a worker that left this count before
+                // its WaitFence is not in it, and one still in it will see
+                // the jobs in its re-check. Relaxed: the fences order it.
+                n.saturating_sub(self.awake_idle.load(Ordering::Relaxed) as usize)
+            } else {
+                n
             }
-            Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
-        }
+        });
     }
 }
 
@@ -298,10 +368,19 @@ impl SleepProtocol for NotifierSleep {
             worker < capacity,
             "start_looking: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
         );
+        let before = self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        if before as usize >= capacity {
+            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+            panic!(
+                "start_looking: worker {worker} would be looking for work while all \
+                 {capacity} workers already are; a search was started without work_found \
+                 ending it"
+            );
+        }
         NotifierIdle {
             sleep: self,
             worker,
-            rounds: 0,
+            rounds: self.first_round(before + 1),
         }
     }
 
@@ -326,17 +405,30 @@ impl SleepProtocol for NotifierSleep {
 
     #[inline]
     fn work_found(&self) {
-        // Nothing to undo: an idle Notifier worker holds no shared state.
+        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        if before == 0 {
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            panic!(
+                "work_found: no awake worker of this NotifierSleep is looking for work; \
+                 each work_found must end a search begun with start_looking"
+            );
+        }
+        if before == 1 {
+            // The hand-off: the last awake idle worker found work, so more
+            // may be queued that posters left to it. Wake one sleeper to
+            // search in its place (one fence and one load if none sleeps).
+            self.notifier.notify_one();
+        }
     }
 
     #[inline]
-    fn new_internal_jobs(&self, n: u32, _queue_was_empty: bool) {
-        self.notifier.notify_n(n as usize);
+    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
     }
 
     #[inline]
-    fn new_injected_jobs(&self, n: u32, _queue_was_empty: bool) {
-        self.notifier.notify_n(n as usize);
+    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
     }
 
     fn notify_worker_latch_is_set(&self, worker: usize) {
