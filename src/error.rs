@@ -29,7 +29,19 @@ pub struct CapacityError {
 }
 
 impl CapacityError {
-    pub(crate) fn new(
+    /// An error for a `what` (a type's name) asked for `requested` `unit`s
+    /// (such as "workers") when it can hold `max_capacity`. For
+    /// implementations of [`SleepProtocol`](crate::SleepProtocol) outside
+    /// this crate, whose `try_with_policy` returns it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = eventcount::CapacityError::new("MyPool", "workers", 300, 255);
+    /// assert_eq!(err.to_string(), "MyPool supports at most 255 workers, but 300 were requested");
+    /// ```
+    #[must_use]
+    pub fn new(
         what: &'static str,
         unit: &'static str,
         requested: usize,

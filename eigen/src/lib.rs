@@ -1,0 +1,220 @@
+//! A benchmark peer, never published: Eigen's 2019 `EventCount` behind
+//! eventcount's [`SleepProtocol`], so the example pool and rayon-core can
+//! run on it and be measured against `NotifierSleep`.
+//!
+//! `EigenSleep` is `NotifierSleep` with Eigen's event count under it: the
+//! same idle rounds, the same count of awake idle workers, the same
+//! hand-off and searcher cap. Only where a notification goes differs:
+//! - a notify that finds a prepared waiter leaves an anonymous signal that
+//!   any pre-waiter's commit may take, and a cancel takes one back when
+//!   every pre-waiter holds one (eventcount hands each notification to one
+//!   waiter, and a notified canceller forwards it);
+//! - Eigen has no targeted wake, so a latch set while its owner sleeps
+//!   wakes every sleeper (eventcount wakes the owner alone).
+//!
+//! It keeps the design's known races (see `event_count.rs`): they are part
+//! of what is measured. A pool's shutdown on it should repeat `wake_all`
+//! until its workers are joined.
+
+mod event_count;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use crossbeam_utils::CachePadded;
+use eventcount::{CapacityError, CoreLatch, IdlePolicy, SleepProtocol, SleepStats, WaitOutcome};
+
+pub use event_count::{EventCount, MAX_WAITERS};
+
+/// Eigen's event count as a pool's sleep protocol (see the crate docs).
+#[derive(Debug)]
+pub struct EigenSleep {
+    events: EventCount,
+    /// Workers awake and idle, as in `NotifierSleep`.
+    awake_idle: CachePadded<AtomicU32>,
+    policy: IdlePolicy,
+    searcher_cap: Option<u32>,
+}
+
+/// What an idle worker of an [`EigenSleep`] pool carries between rounds.
+#[derive(Debug)]
+pub struct EigenIdle {
+    worker: usize,
+    rounds: u32,
+}
+
+/// Puts the worker back among the awake idle ones when a sleep attempt
+/// ends, however it ends.
+struct AwakeAgain<'a> {
+    awake_idle: &'a AtomicU32,
+    latch: &'a CoreLatch,
+}
+
+impl Drop for AwakeAgain<'_> {
+    fn drop(&mut self) {
+        self.latch.wake_up();
+        self.awake_idle.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn stats_from((waits, wakes): (u64, u64)) -> SleepStats {
+    let mut stats = SleepStats::default();
+    stats.waits = waits;
+    stats.wakes = wakes;
+    stats
+}
+
+impl EigenSleep {
+    fn first_round(&self, awake_idle: u32) -> u32 {
+        match self.searcher_cap {
+            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
+            _ => 0,
+        }
+    }
+
+    fn round(
+        &self,
+        idle: &mut EigenIdle,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+    ) -> WaitOutcome {
+        if idle.rounds < self.policy.rounds_until_sleepy() {
+            std::thread::yield_now();
+            idle.rounds += 1;
+            return WaitOutcome::Notified;
+        }
+        idle.rounds = 0;
+        if !latch.get_sleepy() {
+            return WaitOutcome::Notified;
+        }
+        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        let awake_again = AwakeAgain {
+            awake_idle: &self.awake_idle,
+            latch,
+        };
+        self.events.prepare_wait();
+        if !latch.fall_asleep() || has_work() {
+            self.events.cancel_wait();
+        } else {
+            // Eigen has no timed wait: a deadline is not honoured (the pools
+            // measured here never pass one).
+            let _ = deadline;
+            self.events.commit_wait(idle.worker);
+        }
+        drop(awake_again);
+        idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed));
+        WaitOutcome::Notified
+    }
+
+    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
+        // One Notify(false) per job, as Eigen's pool does, but no more than
+        // the awake idle workers cannot cover (the same rule as
+        // NotifierSleep's, read after the first notify's fence).
+        let awake = if queue_was_empty {
+            self.awake_idle.load(Ordering::Relaxed)
+        } else {
+            0
+        };
+        for _ in awake..n {
+            if !self.events.notify(false) {
+                return;
+            }
+        }
+    }
+}
+
+impl SleepProtocol for EigenSleep {
+    type Idle<'a> = EigenIdle;
+
+    const MAX_CAPACITY: usize = MAX_WAITERS;
+
+    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        if workers > MAX_WAITERS {
+            return Err(CapacityError::new(
+                "EigenSleep",
+                "workers",
+                workers,
+                MAX_WAITERS,
+            ));
+        }
+        Ok(EigenSleep {
+            events: EventCount::new(workers),
+            awake_idle: CachePadded::new(AtomicU32::new(0)),
+            searcher_cap: policy.searcher_cap(workers),
+            policy,
+        })
+    }
+
+    fn capacity(&self) -> usize {
+        self.events.capacity()
+    }
+
+    fn start_looking(&self, worker: usize) -> EigenIdle {
+        assert!(
+            worker < self.capacity(),
+            "start_looking: worker {worker} out of range"
+        );
+        let before = self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        EigenIdle {
+            worker,
+            rounds: self.first_round(before + 1),
+        }
+    }
+
+    fn no_work_found(
+        &self,
+        idle: &mut EigenIdle,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+    ) {
+        let _ = self.round(idle, latch, has_work, None);
+    }
+
+    fn no_work_found_until(
+        &self,
+        idle: &mut EigenIdle,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        self.round(idle, latch, has_work, Some(deadline))
+    }
+
+    fn work_found(&self) {
+        if self.awake_idle.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // The hand-off, as in NotifierSleep.
+            self.events.notify(false);
+        }
+    }
+
+    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    fn notify_worker_latch_is_set(&self, _worker: usize) {
+        // No targeted wake in Eigen's design: wake everyone, so the owner
+        // is among them.
+        self.events.notify(true);
+    }
+
+    fn wake_all(&self) {
+        self.events.notify(true);
+    }
+
+    fn name(&self) -> &'static str {
+        "eigen"
+    }
+
+    fn stats(&self) -> SleepStats {
+        stats_from(self.events.counts())
+    }
+
+    fn num_sleeping(&self) -> usize {
+        self.events.num_sleeping()
+    }
+}
