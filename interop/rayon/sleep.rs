@@ -8,18 +8,30 @@
 //!
 //! The protocol is a feature of the patched crate: `jec` (the default) runs
 //! `eventcount::JecSleep`, the same jobs-event-counter protocol rayon-core
-//! ships; `notifier` runs `eventcount::NotifierSleep`, the event count. If
-//! both are on (cargo's features are additive, and rayon asks for the
-//! default ones), `notifier` wins. Every call below goes through the
-//! `SleepProtocol` trait, so the shim is written once for both.
+//! ships; `notifier` runs `eventcount::NotifierSleep`, the event count;
+//! `eigen` runs the benchmark peer `eventcount_eigen::EigenSleep`. cargo's
+//! features are additive and rayon asks for the default ones, so `eigen`
+//! wins over `notifier`, which wins over `jec`. The feature `cap` adds
+//! the searcher cap (`IdlePolicy::max_searching_half`). Every call below
+//! goes through the `SleepProtocol` trait, so the shim is written once for
+//! all of them.
 
 use crate::latch::CoreLatch;
 use eventcount::{IdlePolicy, SleepProtocol};
 
-#[cfg(feature = "notifier")]
+#[cfg(feature = "eigen")]
+type Protocol = eventcount_eigen::EigenSleep;
+#[cfg(all(feature = "notifier", not(feature = "eigen")))]
 type Protocol = eventcount::NotifierSleep;
-#[cfg(not(feature = "notifier"))]
+#[cfg(not(any(feature = "notifier", feature = "eigen")))]
 type Protocol = eventcount::JecSleep;
+
+/// rayon's own policy (32 yield rounds), with the searcher cap if asked.
+const POLICY: IdlePolicy = if cfg!(feature = "cap") {
+    IdlePolicy::new().max_searching_half()
+} else {
+    IdlePolicy::new()
+};
 
 /// The most threads a pool may have: the protocol's limit (65,535 for
 /// both; rayon-core's own is 255 on 32-bit targets).
@@ -33,7 +45,7 @@ pub(super) struct Sleep<P: SleepProtocol = Protocol> {
 impl<P: SleepProtocol> Sleep<P> {
     /// rayon-core has already clamped `n_threads` to `THREADS_MAX`.
     pub(super) fn new(n_threads: usize) -> Self {
-        match P::try_with_policy(n_threads, IdlePolicy::default()) {
+        match P::try_with_policy(n_threads, POLICY) {
             Ok(protocol) => Sleep { protocol },
             Err(err) => panic!("rayon-core on eventcount: {err}"),
         }

@@ -1,8 +1,8 @@
-//! Stock rayon against rayon on JecSleep and on NotifierSleep: the same
-//! workloads (`interop/workload/main.rs`), built three times, run in
+//! Stock rayon against rayon on eventcount's protocols: the same workloads
+//! (`interop/workload/main.rs`), built once per protocol, run in
 //! alternating order, reported as same-round ratios against stock rayon.
 //!
-//! A fourth run of stock rayon in every round (`stock again`) measures the
+//! A second run of stock rayon in every round (`stock again`) measures the
 //! noise: its ratio to the first stock run would be 1.00 on a quiet
 //! machine, and its spread over the rounds is the band a row must leave to
 //! count as a real difference.
@@ -25,30 +25,98 @@ pub struct Options {
     /// rotated by one each round.
     #[arg(long, default_value_t = 11)]
     rounds: usize,
+    /// The builds to compare with stock rayon (always run, twice):
+    /// comma-separated names from jec, jec-cap, notifier, notifier-cap,
+    /// eigen, or `all`.
+    #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
+    builds: Vec<&'static Build>,
     /// Print the rows as JSON instead of the table.
     #[arg(long)]
     json: bool,
 }
 
-/// The builds compared. `StockAgain` is the same binary as `Stock`.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Build {
-    Stock,
-    Jec,
-    Notifier,
-    StockAgain,
+/// One build of the workloads: stock rayon, or rayon-core patched onto a
+/// protocol (with or without the searcher cap).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Build {
+    name: &'static str,
+    /// None: stock rayon-core.
+    protocol: Option<Protocol>,
+    cap: bool,
+}
+
+const STOCK: Build = Build {
+    name: "stock",
+    protocol: None,
+    cap: false,
+};
+
+/// The second stock run of every round: the same binary as `STOCK`.
+const STOCK_AGAIN: &str = "stock again";
+
+const PATCHED: [Build; 5] = [
+    Build {
+        name: "jec",
+        protocol: Some(Protocol::Jec),
+        cap: false,
+    },
+    Build {
+        name: "jec-cap",
+        protocol: Some(Protocol::Jec),
+        cap: true,
+    },
+    Build {
+        name: "notifier",
+        protocol: Some(Protocol::Notifier),
+        cap: false,
+    },
+    Build {
+        name: "notifier-cap",
+        protocol: Some(Protocol::Notifier),
+        cap: true,
+    },
+    Build {
+        name: "eigen",
+        protocol: Some(Protocol::Eigen),
+        cap: false,
+    },
+];
+
+fn parse_builds(list: &str) -> Result<Vec<&'static Build>, String> {
+    if list == "all" {
+        return Ok(PATCHED.iter().collect());
+    }
+    list.split(',')
+        .map(|name| {
+            PATCHED.iter().find(|b| b.name == name).ok_or_else(|| {
+                let known: Vec<&str> = PATCHED.iter().map(|b| b.name).collect();
+                format!(
+                    "unknown build {name:?}: expected {} or all",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
 }
 
 impl Build {
-    const ALL: [Build; 4] = [Build::Stock, Build::Jec, Build::Notifier, Build::StockAgain];
+    fn binary(&self) -> String {
+        format!("workload-{}", self.name)
+    }
 
-    /// The workload binary this build runs.
-    fn binary(self) -> &'static str {
-        match self {
-            Build::Stock | Build::StockAgain => "workload-stock",
-            Build::Jec => "workload-jec",
-            Build::Notifier => "workload-notifier",
+    /// The rayon-core dependency of this build's workload crate.
+    fn rayon_core(&self) -> String {
+        let Some(protocol) = self.protocol else {
+            return format!("\"={RAYON_CORE_VERSION}\"");
+        };
+        let mut features = vec![format!("\"{}\"", protocol.feature())];
+        if self.cap {
+            features.push("\"cap\"".into());
         }
+        format!(
+            "{{ version = \"={RAYON_CORE_VERSION}\", features = [{}] }}",
+            features.join(", ")
+        )
     }
 }
 
@@ -117,10 +185,17 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
         return Err("--rounds must be at least 1".into());
     }
     let tree = patch::prepare(scratch)?;
-    let binaries = build(scratch, &tree.root)?;
-    let binary = |build: Build| binaries[&build.binary()].clone();
+    let mut builds: Vec<&Build> = vec![&STOCK];
+    builds.extend(options.builds.iter().copied());
+    let binaries = build(scratch, &tree.root, &builds)?;
+    // Every round runs the stock binary twice: as "stock" and "stock again".
+    let mut runs: Vec<(&str, &Path)> = builds
+        .iter()
+        .map(|b| (b.name, binaries[b.name].as_path()))
+        .collect();
+    runs.push((STOCK_AGAIN, binaries[STOCK.name].as_path()));
 
-    let calibration = workload(&binary(Build::Stock), &["calibrate".to_string()])?;
+    let calibration = workload(&binaries[STOCK.name], &["calibrate".to_string()])?;
     let iters = calibration["iters"].as_u64().unwrap_or(1) as u32;
     let useful_us = calibration["useful_us"].as_f64().unwrap_or(f64::NAN);
 
@@ -128,11 +203,11 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let mut consistent = true;
     for case in cases(iters) {
         // values[metric][build] = one value per round.
-        let mut values: BTreeMap<&str, BTreeMap<Build, Vec<f64>>> = BTreeMap::new();
+        let mut values: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
         for round in 0..options.rounds {
             let mut checks = Vec::new();
-            for build in rotated(&Build::ALL, round) {
-                let report = workload(&binary(build), &case.args)?;
+            for (name, binary) in rotated(&runs, round) {
+                let report = workload(binary, &case.args)?;
                 for &(metric, _) in case.metrics {
                     let value = report[metric].as_f64().ok_or_else(|| {
                         format!("workload {:?} printed no {metric}: {report}", case.args)
@@ -140,12 +215,12 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
                     values
                         .entry(metric)
                         .or_default()
-                        .entry(build)
+                        .entry(name)
                         .or_default()
                         .push(value);
                 }
                 if let Some(check) = report["check"].as_u64() {
-                    checks.push((build, check));
+                    checks.push((name, check));
                 }
             }
             if checks.windows(2).any(|w| w[0].1 != w[1].1) {
@@ -163,6 +238,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             eprintln!("done: {}", case.label);
         }
     }
+    let names: Vec<&str> = runs.iter().map(|(name, _)| *name).collect();
 
     if options.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
@@ -170,6 +246,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             "rayon-core": RAYON_CORE_VERSION,
             "rayon": RAYON_VERSION,
             "rounds": options.rounds,
+            "builds": names,
             "tick_job_iters": iters,
             "tick_useful_us": useful_us,
             "rows": rows,
@@ -179,31 +256,25 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else {
-        print!("{}", table(&rows, options.rounds, useful_us));
+        print!("{}", table(&rows, &names, options.rounds, useful_us));
     }
     Ok(consistent)
 }
 
-/// Write the three workload crates and build them (release), sharing one
-/// target directory. Returns the binaries by name.
-fn build(scratch: &Path, patched: &Path) -> Result<BTreeMap<&'static str, PathBuf>, Error> {
+/// Write one workload crate per build and build them (release), sharing
+/// one target directory. Returns the binaries by build name.
+fn build(
+    scratch: &Path,
+    patched: &Path,
+    builds: &[&Build],
+) -> Result<BTreeMap<&'static str, PathBuf>, Error> {
     let source = crate::repo_root().join("interop/workload/main.rs");
     let core = patched.join("rayon-core");
     let target = scratch.join("bench-target");
     let mut binaries = BTreeMap::new();
-    for (name, protocol) in [
-        ("workload-stock", None),
-        ("workload-jec", Some(Protocol::Jec)),
-        ("workload-notifier", Some(Protocol::Notifier)),
-    ] {
-        let rayon_core = match protocol {
-            None => format!("\"={RAYON_CORE_VERSION}\""),
-            Some(p) => format!(
-                "{{ version = \"={RAYON_CORE_VERSION}\", features = [\"{}\"] }}",
-                p.feature()
-            ),
-        };
-        let patch = if protocol.is_none() {
+    for build in builds {
+        let name = build.binary();
+        let patch = if build.protocol.is_none() {
             String::new()
         } else {
             format!(
@@ -211,7 +282,7 @@ fn build(scratch: &Path, patched: &Path) -> Result<BTreeMap<&'static str, PathBu
                 Value::String(core.display().to_string())
             )
         };
-        let dir = scratch.join("bench").join(name);
+        let dir = scratch.join("bench").join(&name);
         cmd::write(
             &dir.join("Cargo.toml"),
             &format!(
@@ -234,6 +305,7 @@ serde_json = "1"
 [workspace]
 "#,
                 path = Value::String(source.display().to_string()),
+                rayon_core = build.rayon_core(),
             ),
         )?;
         let manifest = dir.join("Cargo.toml");
@@ -244,7 +316,7 @@ serde_json = "1"
                 .arg(&manifest),
             Duration::from_secs(900),
         )?;
-        // The build must run the protocol it is named for.
+        // The build must run the protocol and policy it is named for.
         let tree = cmd::checked(
             cmd::cargo()
                 .args([
@@ -258,11 +330,15 @@ serde_json = "1"
                 .arg(&manifest),
             Duration::from_secs(300),
         )?;
-        let runs = Protocol::enabled_in(&String::from_utf8_lossy(&tree.stdout));
-        if runs != protocol {
-            return Err(format!("{name} would run {runs:?}, not {protocol:?}"));
+        let tree = String::from_utf8_lossy(&tree.stdout);
+        let runs = (Protocol::enabled_in(&tree), Protocol::cap_in(&tree));
+        if runs != (build.protocol, build.cap) {
+            return Err(format!(
+                "{name} would run {runs:?}, not {:?}",
+                (build.protocol, build.cap)
+            ));
         }
-        binaries.insert(name, target.join("release").join(name));
+        binaries.insert(build.name, target.join("release").join(&name));
     }
     Ok(binaries)
 }
@@ -294,10 +370,10 @@ struct Row {
     bench: &'static str,
     case: String,
     metric: &'static str,
-    medians: BTreeMap<Build, f64>,
+    medians: BTreeMap<String, f64>,
     /// Per build other than stock: (median, min, max) of the per-round
     /// ratios to stock.
-    ratios: BTreeMap<Build, (f64, f64, f64)>,
+    ratios: BTreeMap<String, (f64, f64, f64)>,
 }
 
 impl Row {
@@ -305,13 +381,16 @@ impl Row {
         bench: &'static str,
         case: &str,
         metric: &'static str,
-        values: &BTreeMap<Build, Vec<f64>>,
+        values: &BTreeMap<&str, Vec<f64>>,
     ) -> Row {
-        let medians = values.iter().map(|(&b, v)| (b, median(v))).collect();
-        let stock = &values[&Build::Stock];
+        let medians = values
+            .iter()
+            .map(|(&b, v)| (b.to_string(), median(v)))
+            .collect();
+        let stock = &values[STOCK.name];
         let ratios = values
             .iter()
-            .filter(|(&b, _)| b != Build::Stock)
+            .filter(|(&b, _)| b != STOCK.name)
             .filter_map(|(&b, v)| {
                 // A round whose stock value is zero (an idle pool that burnt
                 // no measurable CPU) has no ratio; it is left out.
@@ -323,7 +402,7 @@ impl Row {
                     .collect();
                 let min = r.iter().copied().reduce(f64::min)?;
                 let max = r.iter().copied().reduce(f64::max)?;
-                Some((b, (median(&r), min, max)))
+                Some((b.to_string(), (median(&r), min, max)))
             })
             .collect();
         Row {
@@ -336,9 +415,9 @@ impl Row {
     }
 
     /// Where `build`'s median ratio sits against the stock-vs-stock band.
-    fn verdict(&self, build: Build) -> &'static str {
+    fn verdict(&self, build: &str) -> &'static str {
         let (Some(&(ratio, _, _)), Some(&(_, low, high))) =
-            (self.ratios.get(&build), self.ratios.get(&Build::StockAgain))
+            (self.ratios.get(build), self.ratios.get(STOCK_AGAIN))
         else {
             return "-";
         };
@@ -352,77 +431,81 @@ impl Row {
     }
 
     fn to_json(&self) -> Value {
-        let ratio = |b: Build| {
-            self.ratios
-                .get(&b)
-                .map(|&(median, min, max)| json!({"median": median, "min": min, "max": max}))
-        };
+        let ratios: serde_json::Map<String, Value> = self
+            .ratios
+            .iter()
+            .map(|(b, &(median, min, max))| {
+                (
+                    b.clone(),
+                    json!({"median": median, "min": min, "max": max, "vs_noise": self.verdict(b)}),
+                )
+            })
+            .collect();
         json!({
             "bench": self.bench,
             "case": self.case,
             "metric": self.metric,
-            "stock": self.medians.get(&Build::Stock),
-            "jec": self.medians.get(&Build::Jec),
-            "notifier": self.medians.get(&Build::Notifier),
-            "jec_x_stock": ratio(Build::Jec),
-            "notifier_x_stock": ratio(Build::Notifier),
-            "stock_again_x_stock": ratio(Build::StockAgain),
-            "jec_vs_noise": self.verdict(Build::Jec),
-            "notifier_vs_noise": self.verdict(Build::Notifier),
+            "medians": self.medians,
+            "x_stock": ratios,
         })
     }
 }
 
-fn table(rows: &[Row], rounds: usize, useful_us: f64) -> String {
+fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String {
+    let compared: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|&n| n != STOCK.name && n != STOCK_AGAIN)
+        .collect();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "rayon {RAYON_VERSION} / rayon-core {RAYON_CORE_VERSION}: stock, on JecSleep (jec), on \
-         NotifierSleep (notifier); medians of {rounds} rounds in rotated order.\n\
+        "rayon {RAYON_VERSION} / rayon-core {RAYON_CORE_VERSION}: stock, and rayon-core on \
+         eventcount ({}); medians of {rounds} rounds in rotated order.\n\
          x stock = median of the per-round ratios to the same round's stock run (min-max \
-         over the rounds). A second stock run in every round measures the noise; the last \
-         two columns say where jec's and notifier's median ratio falls against its min-max \
-         band: below, noise or above.\n\
-         B7's useful work: 8 jobs take {useful_us:.1} us on one thread."
+         over the rounds). A second stock run in every round measures the noise; the \
+         verdicts say where each build's median ratio falls against its min-max band: \
+         below, noise or above.\n\
+         B7's useful work: 8 jobs take {useful_us:.1} us on one thread.",
+        compared.join(", ")
     );
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "\n{:<4} {:<50} {:<21} {:>9} {:>9} {:>9}  {:>18} {:>18}  {:>17}  {:>5} {:>5}",
-        "",
-        "case",
-        "metric",
-        "stock",
-        "jec",
-        "notifier",
-        "jec x stock",
-        "notifier x stock",
-        "noise",
-        "jec",
-        "ntf"
+        "\n{:<4} {:<50} {:<21} {:>9}",
+        "", "case", "metric", "stock"
     );
+    for name in &compared {
+        let _ = write!(out, " {:>9} {:>18}", name, format!("{name} x stock"));
+    }
+    let _ = writeln!(out, "  {:>18}  vs noise", "stock again x stock");
     for row in rows {
-        let ratio = |b: Build| {
+        let ratio = |b: &str| {
             row.ratios
-                .get(&b)
+                .get(b)
                 .map(|&(m, lo, hi)| format!("{m:.2} ({lo:.2}-{hi:.2})"))
                 .unwrap_or_default()
         };
-        let noise = ratio(Build::StockAgain);
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "{:<4} {:<50} {:<21} {:>9} {:>9} {:>9}  {:>18} {:>18}  {:>18}  {:>5} {:>5}",
+            "{:<4} {:<50} {:<21} {:>9}",
             row.bench,
             row.case,
             row.metric,
-            number(row.medians[&Build::Stock]),
-            number(row.medians[&Build::Jec]),
-            number(row.medians[&Build::Notifier]),
-            ratio(Build::Jec),
-            ratio(Build::Notifier),
-            noise,
-            row.verdict(Build::Jec),
-            row.verdict(Build::Notifier),
+            number(row.medians[STOCK.name]),
         );
+        for name in &compared {
+            let _ = write!(
+                out,
+                " {:>9} {:>18}",
+                number(row.medians[*name]),
+                ratio(name)
+            );
+        }
+        let verdicts: Vec<String> = compared
+            .iter()
+            .map(|n| format!("{n}: {}", row.verdict(n)))
+            .collect();
+        let _ = writeln!(out, "  {:>18}  {}", ratio(STOCK_AGAIN), verdicts.join(", "));
     }
     out
 }

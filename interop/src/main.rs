@@ -57,15 +57,17 @@ enum Which {
     All,
 }
 
-/// One of eventcount's two protocols, as a feature of the patched
-/// rayon-core.
+/// A protocol the patched rayon-core can run, chosen by its feature:
+/// eventcount's two, and the Eigen-style benchmark peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
     Jec,
     Notifier,
+    Eigen,
 }
 
 impl Protocol {
+    /// The protocols rayon's own suites run on: the crate's.
     pub const ALL: [Protocol; 2] = [Protocol::Jec, Protocol::Notifier];
 
     /// The feature name in the patched rayon-core.
@@ -73,16 +75,22 @@ impl Protocol {
         match self {
             Protocol::Jec => "jec",
             Protocol::Notifier => "notifier",
+            Protocol::Eigen => "eigen",
         }
     }
 
+    /// Whether the searcher cap is on, from the same `cargo tree` output.
+    pub fn cap_in(cargo_tree: &str) -> bool {
+        cargo_tree.contains("rayon-core feature \"cap\"")
+    }
+
     /// Which protocol a build runs, from what `cargo tree -e features -i
-    /// rayon-core` printed for it: the shim picks `notifier` whenever it is
-    /// on. None for stock rayon-core, which has neither feature.
+    /// rayon-core` printed for it: the shim picks `eigen` over `notifier`
+    /// over `jec`. None for stock rayon-core, which has none of them.
     pub fn enabled_in(cargo_tree: &str) -> Option<Protocol> {
         let on =
             |p: Protocol| cargo_tree.contains(&format!("rayon-core feature \"{}\"", p.feature()));
-        [Protocol::Notifier, Protocol::Jec]
+        [Protocol::Eigen, Protocol::Notifier, Protocol::Jec]
             .into_iter()
             .find(|&p| on(p))
     }

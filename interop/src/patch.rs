@@ -7,8 +7,10 @@
 //! - in `src/latch.rs`, rayon's `CoreLatch` (its four state constants, the
 //!   struct and its impl) is removed and `eventcount::CoreLatch` used
 //!   instead: the same four states and the same methods;
-//! - `Cargo.toml` gains the `eventcount` dependency and the features that
-//!   choose the protocol (`jec`, the default, or `notifier`).
+//! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
+//!   peer `eventcount-eigen`, optional) and the features that choose the
+//!   protocol (`jec`, the default, `notifier` or `eigen`) and the searcher
+//!   cap (`cap`).
 //!
 //! Every other file of rayon-core, and all of rayon, stays as published.
 //! The edit looks items up by their first line and fails loudly if one is
@@ -193,16 +195,19 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
             manifest.display()
         ));
     }
-    let feature_lines = "default = [\"jec\"]\njec = []\nnotifier = []\n";
+    let feature_lines =
+        "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\ncap = []\n";
+    let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
     let dependency = format!(
-        "\n[dependencies.eventcount]\npath = {}\n",
-        serde_json::Value::String(eventcount.display().to_string())
+        "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
+        path(eventcount),
+        path(&eventcount.join("eigen")),
     );
     let text = text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;
     cmd::write(&manifest, &text)?;
     files.push(FileEdit {
         path: "Cargo.toml",
-        what: "the eventcount dependency; features jec (default) and notifier",
+        what: "eventcount (and the eigen peer) as dependencies; features jec (default), notifier, eigen, cap",
         removed: 0,
         added: line_count(feature_lines) + line_count(&dependency),
         shim: false,

@@ -6,6 +6,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
+use eventcount_eigen::EigenSleep;
 
 use crate::procstat::live_threads;
 use crate::workload::{burst, fib, tree};
@@ -16,21 +17,41 @@ use crate::{burst_tree, fib, tree_sum, Pool, Workload};
 pub enum PoolKind {
     /// The example pool on `JecSleep`.
     Jec,
+    /// The example pool on `JecSleep` with the searcher cap (half the pool).
+    JecCap,
     /// The example pool on `NotifierSleep`.
     Notifier,
+    /// The example pool on `NotifierSleep` with the searcher cap.
+    NotifierCap,
+    /// The example pool on the Eigen-style benchmark peer (`EigenSleep`).
+    Eigen,
     /// A rayon `ThreadPool`: the reference.
     Rayon,
 }
 
 impl PoolKind {
-    /// All three, the reference last.
+    /// The crate's two protocols and rayon, the reference last.
     pub const ALL: [PoolKind; 3] = [PoolKind::Jec, PoolKind::Notifier, PoolKind::Rayon];
 
-    /// `jec`, `notifier` or `rayon`: the protocol's own name for ours.
+    /// Every pool: each protocol with and without the searcher cap, the
+    /// Eigen peer, and rayon last.
+    pub const WITH_CAP_AND_EIGEN: [PoolKind; 6] = [
+        PoolKind::Jec,
+        PoolKind::JecCap,
+        PoolKind::Notifier,
+        PoolKind::NotifierCap,
+        PoolKind::Eigen,
+        PoolKind::Rayon,
+    ];
+
+    /// The name in tables: the protocol's own for ours, `-cap` with the cap.
     pub fn name(self) -> &'static str {
         match self {
             PoolKind::Jec => "jec",
+            PoolKind::JecCap => "jec-cap",
             PoolKind::Notifier => "notifier",
+            PoolKind::NotifierCap => "notifier-cap",
+            PoolKind::Eigen => "eigen",
             PoolKind::Rayon => "rayon",
         }
     }
@@ -38,6 +59,7 @@ impl PoolKind {
 
 /// A pool of any [`PoolKind`], built for one measurement.
 pub struct AnyPool {
+    kind: PoolKind,
     pool: Inner,
     /// The process's thread count before the pool started: `shutdown`
     /// waits until it is back there.
@@ -47,20 +69,34 @@ pub struct AnyPool {
 enum Inner {
     Jec(Pool<JecSleep>),
     Notifier(Pool<NotifierSleep>),
+    Eigen(Pool<EigenSleep>),
     Rayon(rayon::ThreadPool),
 }
 
 impl AnyPool {
     /// Start a pool of `kind` with `threads` workers; ours idle with
     /// `policy` (rayon's always spins down its own way, which `policy`'s
-    /// default copies).
+    /// default copies); the `-cap` kinds add the searcher cap to it.
     pub fn new(kind: PoolKind, threads: usize, policy: IdlePolicy) -> AnyPool {
         let threads_before = live_threads();
+        let capped = policy.max_searching_half();
         let pool = match kind {
             PoolKind::Jec => Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, policy))),
+            PoolKind::JecCap => {
+                Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, capped)))
+            }
             PoolKind::Notifier => Inner::Notifier(Pool::new(
                 threads,
                 NotifierSleep::with_policy(threads, policy),
+            )),
+            PoolKind::NotifierCap => Inner::Notifier(Pool::new(
+                threads,
+                NotifierSleep::with_policy(threads, capped),
+            )),
+            PoolKind::Eigen => Inner::Eigen(Pool::new(
+                threads,
+                EigenSleep::try_with_policy(threads, policy)
+                    .expect("AnyPool::new: too many workers for the Eigen peer"),
             )),
             PoolKind::Rayon => Inner::Rayon(
                 rayon::ThreadPoolBuilder::new()
@@ -70,6 +106,7 @@ impl AnyPool {
             ),
         };
         AnyPool {
+            kind,
             pool,
             threads_before,
         }
@@ -77,11 +114,7 @@ impl AnyPool {
 
     /// Which pool this is.
     pub fn kind(&self) -> PoolKind {
-        match self.pool {
-            Inner::Jec(_) => PoolKind::Jec,
-            Inner::Notifier(_) => PoolKind::Notifier,
-            Inner::Rayon(_) => PoolKind::Rayon,
-        }
+        self.kind
     }
 
     /// Run `work` on a worker and wait for its result.
@@ -89,6 +122,7 @@ impl AnyPool {
         match &self.pool {
             Inner::Jec(pool) => run_on_ours(pool, work),
             Inner::Notifier(pool) => run_on_ours(pool, work),
+            Inner::Eigen(pool) => run_on_ours(pool, work),
             Inner::Rayon(pool) => pool.install(|| match work {
                 Workload::Fib { n, cutoff } => fib::rayon_fib(*n, *cutoff),
                 Workload::TreeSum { tree, depth } => tree::rayon_tree(tree, 0, *depth),
@@ -102,6 +136,7 @@ impl AnyPool {
         match &self.pool {
             Inner::Jec(pool) => Some(pool.sleep().stats()),
             Inner::Notifier(pool) => Some(pool.sleep().stats()),
+            Inner::Eigen(pool) => Some(pool.sleep().stats()),
             Inner::Rayon(_) => None,
         }
     }
@@ -111,6 +146,7 @@ impl AnyPool {
         match &self.pool {
             Inner::Jec(pool) => Some(pool.sleep().num_sleeping()),
             Inner::Notifier(pool) => Some(pool.sleep().num_sleeping()),
+            Inner::Eigen(pool) => Some(pool.sleep().num_sleeping()),
             Inner::Rayon(_) => None,
         }
     }
@@ -122,6 +158,7 @@ impl AnyPool {
         match self.pool {
             Inner::Jec(pool) => pool.shutdown(),
             Inner::Notifier(pool) => pool.shutdown(),
+            Inner::Eigen(pool) => pool.shutdown(),
             Inner::Rayon(pool) => drop(pool),
         }
         let deadline = Instant::now() + Duration::from_secs(2);

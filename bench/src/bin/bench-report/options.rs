@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use eventcount::IdlePolicy;
+use eventcount_pool::PoolKind;
 
 const BENCHMARKS: &str = "\
 BENCHMARKS:
@@ -63,12 +64,34 @@ pub struct Options {
     /// rounds, then sleep [default: 0,32, Rayon's].
     #[arg(long, value_name = "S,Y", value_parser = parse_idle)]
     idle: Option<IdlePolicy>,
+
+    /// Also run B5-B7 on each protocol with the searcher cap (half the
+    /// pool) and on the Eigen-style peer.
+    #[arg(long)]
+    pub cap_and_eigen: bool,
 }
 
 impl Options {
     /// The benchmarks to run, by number.
     pub fn only(&self) -> BTreeSet<u8> {
         self.only.clone().unwrap_or_else(|| (1..=7).collect())
+    }
+
+    /// The pools B5-B7 compare, rayon last.
+    pub fn pools(&self) -> &'static [PoolKind] {
+        if self.cap_and_eigen {
+            &PoolKind::WITH_CAP_AND_EIGEN
+        } else {
+            &PoolKind::ALL
+        }
+    }
+
+    /// Ours among them: each gets a target against rayon.
+    pub fn ours(&self) -> impl Iterator<Item = PoolKind> {
+        self.pools()
+            .iter()
+            .copied()
+            .filter(|&k| k != PoolKind::Rayon)
     }
 
     /// The idle policy of our pools.

@@ -9,7 +9,7 @@ use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{check_against_rayon, label, OURS};
+use crate::suite::pools::{check_against_rayon, label};
 use crate::summary::{median, rotated};
 
 /// Each pool, `opts.rounds()` times in rotated order, per workload and
@@ -44,7 +44,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             for round in 0..opts.rounds() {
                 let mut values = Vec::new();
                 let mut results = Vec::new();
-                for kind in rotated(&PoolKind::ALL, round) {
+                for kind in rotated(opts.pools(), round) {
                     let (ms, check) = time_runs(report, &case, kind, threads, work, runs, opts);
                     values.push((label(kind).to_string(), ms));
                     results.push((label(kind).to_string(), check));
@@ -63,7 +63,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             if threads == 1 || !is_target {
                 continue; // overhead and scaling only: no target
             }
-            for kind in OURS {
+            for kind in opts.ours() {
                 let target = format!("{} no slower than rayon: {case}", label(kind));
                 check_against_rayon(report, ("B5", &case), kind, "x rayon", false, target);
             }

@@ -7,11 +7,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount_pool::procstat::{cpu_of_other_threads, ProcUsage};
-use eventcount_pool::{AnyPool, PoolKind, Workload};
+use eventcount_pool::{AnyPool, Workload};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{check_against_rayon, label, OURS};
+use crate::suite::pools::{check_against_rayon, label};
 use crate::summary::rotated;
 
 /// Each pool, `opts.rounds()` times in rotated order, at 2 and 8 threads.
@@ -22,7 +22,7 @@ pub fn run(report: &mut Report, opts: &Options) {
         let case = format!("{threads} threads");
         for round in 0..opts.rounds() {
             let mut cpu_values = Vec::new();
-            for kind in rotated(&PoolKind::ALL, round) {
+            for kind in rotated(opts.pools(), round) {
                 let pool = AnyPool::new(kind, threads, opts.idle_policy());
                 black_box(pool.run(&burst));
                 // Time to quiescence (ours): poll every 20 us after a burst.
@@ -70,7 +70,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             );
         }
         let rayon_cpu = report.median("B6", &case, "rayon", "cpu ms in window");
-        for kind in OURS {
+        for kind in opts.ours() {
             let target = format!(
                 "{} idle CPU after a burst below rayon's ({case}, {} ms window)",
                 label(kind),

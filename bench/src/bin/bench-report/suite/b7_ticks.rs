@@ -6,11 +6,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount_pool::procstat::cpu_of_other_threads;
-use eventcount_pool::{busy_work, calibrate_busy_work, AnyPool, PoolKind, Workload};
+use eventcount_pool::{busy_work, calibrate_busy_work, AnyPool, Workload};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{check_against_rayon, label, OURS};
+use crate::suite::pools::{check_against_rayon, label};
 use crate::summary::{median, percentile, rotated};
 
 const JOBS: u32 = 8;
@@ -35,7 +35,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             for round in 0..opts.rounds() {
                 let (mut cpu_values, mut latency_values, mut sums) =
                     (Vec::new(), Vec::new(), Vec::new());
-                for kind in rotated(&PoolKind::ALL, round) {
+                for kind in rotated(opts.pools(), round) {
                     let pool = AnyPool::new(kind, threads, opts.idle_policy());
                     let tick = |i: u64| Workload::Burst {
                         seed: i * 8,
@@ -90,7 +90,7 @@ pub fn run(report: &mut Report, opts: &Options) {
                     latency,
                 );
             }
-            for kind in OURS {
+            for kind in opts.ours() {
                 let cpu_target = format!("{} less CPU per tick than rayon ({case})", label(kind));
                 check_against_rayon(report, ("B7", &case), kind, "cpu x rayon", true, cpu_target);
                 let target = format!("{} burst latency no worse than rayon ({case})", label(kind));

@@ -4,14 +4,14 @@ use eventcount_pool::PoolKind;
 
 use crate::report::Report;
 
-/// The two pools with a target against rayon.
-pub const OURS: [PoolKind; 2] = [PoolKind::Jec, PoolKind::Notifier];
-
-/// `pool+jec`, `pool+notifier` or `rayon`.
+/// `pool+jec`, `pool+notifier`, ..., or `rayon`.
 pub fn label(kind: PoolKind) -> &'static str {
     match kind {
         PoolKind::Jec => "pool+jec",
+        PoolKind::JecCap => "pool+jec-cap",
         PoolKind::Notifier => "pool+notifier",
+        PoolKind::NotifierCap => "pool+notifier-cap",
+        PoolKind::Eigen => "pool+eigen",
         PoolKind::Rayon => "rayon",
     }
 }
