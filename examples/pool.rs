@@ -32,12 +32,15 @@ OPTIONS:
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
-COLUMNS:
-    wall ms      median wall time of the runs
-    cpu ms       CPU time of the whole process during those runs
-    sleeps       futex waits by the protocol (rayon: voluntary context switches)
-    wakes        futex wakes by the protocol (rayon: not available, '-')
-    idle cpu     CPU ms the process burned in the 200 ms after the last run
+COLUMNS (all per run of the workload, so they compare with each other):
+    wall ms/run    median wall time of one run
+    cpu ms/run     CPU time of the whole process over all runs, divided by
+                   the runs (cpu / wall is how many cores a run kept busy)
+    sleeps/run     futex waits by the protocol, divided by the runs (rayon:
+                   the process's voluntary context switches)
+    wakes/run      futex wakes by the protocol, divided by the runs (rayon:
+                   not available, '-')
+    idle cpu ms    CPU the process burned in the 200 ms after the last run
 ";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -174,8 +177,8 @@ struct Row {
     protocol: &'static str,
     wall: Duration,
     cpu: Duration,
-    sleeps: Option<u64>,
-    wakes: Option<u64>,
+    sleeps: Option<f64>,
+    wakes: Option<f64>,
     idle_cpu: Duration,
     check: u64,
 }
@@ -236,11 +239,13 @@ fn run_row(
         workload: workload_name(workload),
         protocol: kind.name(),
         wall: median(walls),
-        cpu: usage.cpu,
+        cpu: usage.cpu / sizes.reps as u32,
         // rayon counts no sleeps of its own: its voluntary context
         // switches stand in.
-        sleeps: Some(stats.map_or(usage.voluntary_switches, |s| s.waits)),
-        wakes: stats.map(|s| s.wakes),
+        sleeps: Some(
+            stats.map_or(usage.voluntary_switches, |s| s.waits) as f64 / sizes.reps as f64,
+        ),
+        wakes: stats.map(|s| s.wakes as f64 / sizes.reps as f64),
         idle_cpu,
         check,
     }
@@ -294,24 +299,30 @@ fn main() -> ExitCode {
         sizes.reps,
     );
     println!(
-        "{:<9} {:<9} {:>9} {:>9} {:>8} {:>8} {:>10}",
-        "workload", "protocol", "wall ms", "cpu ms", "sleeps", "wakes", "idle cpu"
+        "{:<9} {:<9} {:>11} {:>10} {:>10} {:>9} {:>11}",
+        "workload",
+        "protocol",
+        "wall ms/run",
+        "cpu ms/run",
+        "sleeps/run",
+        "wakes/run",
+        "idle cpu ms"
     );
     let mut failed = false;
     for &workload in &options.workloads {
         let mut expected = None;
         for &protocol in &options.protocols {
             let row = run_row(protocol, workload, &sizes, threads, options.policy);
-            let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+            let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             println!(
-                "{:<9} {:<9} {:>9} {:>9} {:>8} {:>8} {:>10}",
+                "{:<9} {:<9} {:>11} {:>10} {:>10} {:>9} {:>11}",
                 row.workload,
                 row.protocol,
                 ms(row.wall),
                 ms(row.cpu),
                 opt(row.sleeps),
                 opt(row.wakes),
-                format!("{} ms", ms(row.idle_cpu)),
+                ms(row.idle_cpu),
             );
             match expected {
                 None => expected = Some(row.check),
