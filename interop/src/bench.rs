@@ -29,7 +29,7 @@ pub struct Options {
     /// comma-separated names from jec, jec-cap, notifier, notifier-cap,
     /// eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
-    builds: Vec<&'static Build>,
+    builds: Builds,
     /// Print the rows as JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -82,9 +82,13 @@ const PATCHED: [Build; 5] = [
     },
 ];
 
-fn parse_builds(list: &str) -> Result<Vec<&'static Build>, String> {
+/// The `--builds` list: one value, so that `all` can stand for several.
+#[derive(Clone, Debug)]
+struct Builds(Vec<&'static Build>);
+
+fn parse_builds(list: &str) -> Result<Builds, String> {
     if list == "all" {
-        return Ok(PATCHED.iter().collect());
+        return Ok(Builds(PATCHED.iter().collect()));
     }
     list.split(',')
         .map(|name| {
@@ -96,7 +100,8 @@ fn parse_builds(list: &str) -> Result<Vec<&'static Build>, String> {
                 )
             })
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Builds)
 }
 
 impl Build {
@@ -186,7 +191,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     }
     let tree = patch::prepare(scratch)?;
     let mut builds: Vec<&Build> = vec![&STOCK];
-    builds.extend(options.builds.iter().copied());
+    builds.extend(options.builds.0.iter().copied());
     let binaries = build(scratch, &tree.root, &builds)?;
     // Every round runs the stock binary twice: as "stock" and "stock again".
     let mut runs: Vec<(&str, &Path)> = builds
