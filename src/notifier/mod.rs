@@ -694,21 +694,39 @@ impl std::fmt::Debug for Notifier {
 impl Drop for Notifier {
     fn drop(&mut self) {
         // Tokens and commits borrow the notifier, so nobody can be waiting;
-        // only cancelled slots may still sit on the stack.
-        let mut link = self.state.load(Ordering::Relaxed);
-        // Bounded: a corrupt (cyclic) stack must not hang a drop.
-        for _ in 0..=self.slots.len() {
-            let Some(wid) = stack_word_top(link) else {
-                break;
-            };
-            let slot = &self.slots[wid];
+        // only cancelled slots may still sit on the stack. A debug check:
+        // release builds skip the walk.
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let (stacked, _) = self.walk_stack();
+        for wid in stacked {
             debug_assert_eq!(
-                slot.state(),
+                self.slots[wid].state(),
                 CANCELLED,
                 "Notifier dropped with slot {wid} still waiting"
             );
-            link = slot.next.load(Ordering::Relaxed);
         }
+    }
+}
+
+impl Notifier {
+    /// The slots on the waiter stack, top first, read with Relaxed loads
+    /// (for a drop or a test, when no other thread touches the notifier),
+    /// and the link the walk ended on: the empty stack word, unless the
+    /// stack was corrupt (cyclic, so the walk stopped after `capacity()`
+    /// slots).
+    fn walk_stack(&self) -> (Vec<usize>, u64) {
+        let mut stacked = Vec::new();
+        let mut link = self.state.load(Ordering::Relaxed);
+        while let Some(wid) = stack_word_top(link) {
+            if stacked.len() > self.slots.len() {
+                break;
+            }
+            stacked.push(wid);
+            link = self.slots[wid].next.load(Ordering::Relaxed);
+        }
+        (stacked, link)
     }
 }
 

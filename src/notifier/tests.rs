@@ -32,18 +32,14 @@ fn pushes(notifier: &Notifier, wid: usize) -> u64 {
 /// releases nobody and leaves the state word exactly empty, every slot idle.
 fn assert_quiescent(notifier: &Notifier) {
     assert_eq!(notifier.num_sleeping(), 0, "{notifier:?}");
-    let mut link = notifier.state.load(Ordering::Relaxed);
-    for _ in 0..=notifier.slots.len() {
-        let Some(wid) = state::stack_word_top(link) else {
-            break;
-        };
+    let (stacked, link) = notifier.walk_stack();
+    for wid in stacked {
         let slot = &notifier.slots[wid];
         assert_eq!(
             slot.state(),
             CANCELLED,
             "slot {wid} still stacked: {slot:?}"
         );
-        link = slot.next.load(Ordering::Relaxed);
     }
     assert_eq!(
         state::stack_word_top(link),
