@@ -131,7 +131,7 @@ for path, text in list(src.items()) + list(docs.items()) + [("README.md", readme
         target, anchor = m.group(1), m.group(2)
         base = os.path.dirname(path) if path.startswith("docs/") else ""
         doc = os.path.normpath(os.path.join(base, target))
-        if doc not in docs and doc != "README.md":
+        if doc not in docs and not os.path.isfile(os.path.join(ROOT, doc)):
             problems.append(f"{path} links to {target}, which does not exist")
         elif anchor and doc in docs and anchor not in {slug(h) for h in doc_headings[doc]}:
             problems.append(f"{path} links to {target}#{anchor}, which has no such heading")
