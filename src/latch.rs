@@ -81,6 +81,8 @@ impl CoreLatch {
     #[inline]
     #[must_use]
     pub fn probe(&self) -> bool {
+        // Load-bearing Acquire: with Relaxed, the
+        // `*_latch_publishes_the_setters_writes` models read a stale payload.
         self.state.load(Ordering::Acquire) == SET
     }
 
@@ -93,6 +95,8 @@ impl CoreLatch {
     /// the owner sleeps. AcqRel: Release publishes the setter's writes to
     /// `probe`, Acquire orders the owner's registration (which precedes its
     /// SLEEPY → SLEEPING step) before the targeted wake that follows.
+    /// Load-bearing: with Relaxed, the `*_latch_publishes_the_setters_writes`
+    /// models read a stale payload.
     ///
     /// The swap is the last access to the latch: once SET is visible the
     /// owner may return and free it (rayon-core keeps latches on the
@@ -113,8 +117,10 @@ impl CoreLatch {
     /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
     /// the latch is set (do not sleep). For protocol implementations.
     ///
-    /// Success is AcqRel, so the owner's later steps (its registration as a
-    /// sleeper) stay after this write in any setter's view. Failure is
+    /// Success is AcqRel, and defensive: every model passes with Relaxed. A
+    /// setter acts only on SLEEPING (it wakes the owner), and that value is
+    /// written by `fall_asleep`, whose Release is the one that orders the
+    /// owner's registration before the setter's wake. Failure is
     /// Relaxed, as in rayon-core: it means SET, and both callers (the two
     /// protocols' sleep attempts) then return at once without reading
     /// anything the setter wrote; whatever the owner reads next, it reads
@@ -142,7 +148,10 @@ impl CoreLatch {
     /// [`set`](CoreLatch::set) returns true and the setter wakes it. False
     /// if the latch was set meanwhile. Failure is Relaxed for the reason
     /// given at `get_sleepy`: the caller only backs out and returns, and
-    /// reads the setter's writes after `probe`. For protocol
+    /// reads the setter's writes after `probe`. Success is AcqRel, and
+    /// load-bearing: its Release orders the owner's registration before a
+    /// setter's view of SLEEPING (with Relaxed,
+    /// `latch_set_while_owner_sleepy_or_sleeping` deadlocks). For protocol
     /// implementations.
     ///
     /// # Examples
@@ -174,7 +183,10 @@ impl CoreLatch {
     /// ```
     #[inline]
     pub fn wake_up(&self) {
-        // A failure means SET, which must stay.
+        // A failure means SET, which must stay. AcqRel is defensive (every
+        // model passes with Relaxed): only the owner leaves SLEEPING this
+        // way, and it publishes nothing; a setter that raced it wrote SET,
+        // which the owner reads through `probe`'s Acquire.
         let _ = self
             .state
             .compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Relaxed);

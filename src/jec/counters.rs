@@ -105,13 +105,18 @@ impl AtomicCounters {
         }
     }
 
+    /// Defensive Acquire (every model passes with Relaxed): a reader that
+    /// acts on the counts does so after the PushFence or the SleepFence, or
+    /// through a CAS on this word, which carry the handshakes.
     #[inline]
     pub(crate) fn load(&self) -> Counters {
         Counters(self.value.load(Ordering::Acquire))
     }
 
     /// A worker starts looking for work. Returns the counters as they were
-    /// (`JecSleep::start_looking` checks them).
+    /// (`JecSleep::start_looking` checks them). Defensive AcqRel: only the
+    /// count matters, and an RMW reads the latest count whatever its
+    /// ordering; every model passes with Relaxed.
     #[inline]
     pub(crate) fn add_inactive(&self) -> Counters {
         Counters(self.value.fetch_add(ONE_INACTIVE, Ordering::AcqRel))
@@ -119,13 +124,17 @@ impl AtomicCounters {
 
     /// A worker found work. Returns the counters as they were
     /// (`JecSleep::work_found` checks them and picks whom to wake).
+    /// Load-bearing AcqRel: with Relaxed, loom finds a deadlock in
+    /// `two_posters_two_sleepers`.
     #[inline]
     pub(crate) fn sub_inactive(&self) -> Counters {
         Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel))
     }
 
     /// Take one worker off the sleeping count: by the waker that claimed it,
-    /// or by a would-be sleeper undoing its own registration.
+    /// or by a would-be sleeper undoing its own registration. Defensive
+    /// AcqRel: the sleep word's CAS decides who uncounts, and every model
+    /// passes with Relaxed.
     #[inline]
     pub(crate) fn sub_sleeping(&self) {
         let old = Counters(self.value.fetch_sub(ONE_SLEEPING, Ordering::AcqRel));
@@ -137,6 +146,9 @@ impl AtomicCounters {
 
     /// Register one sleeper, if the word still equals `old` (so the JEC has
     /// not moved since the caller last looked). One CAS does both.
+    /// Load-bearing AcqRel on success: with Relaxed, loom finds a deadlock
+    /// in `internal_job_between_sleepy_and_sleeping`. Relaxed on failure:
+    /// the caller loads the word again.
     #[inline]
     pub(crate) fn try_add_sleeping(&self, old: Counters) -> bool {
         debug_assert!(old.sleeping() < old.inactive(), "try_add_sleeping: {old:?}");
@@ -151,7 +163,10 @@ impl AtomicCounters {
     }
 
     /// Bump the JEC if `increment(current)` says so; return the counters as
-    /// left (the JEC in the result fails `increment`).
+    /// left (the JEC in the result fails `increment`). Defensive AcqRel and
+    /// Acquire: the bump races the sleeper's registration CAS on this very
+    /// word, and the modification order alone decides that race; every model
+    /// passes with Relaxed.
     #[inline]
     pub(crate) fn increment_jec_if(&self, increment: impl Fn(Counters) -> bool) -> Counters {
         let mut current = self.load();

@@ -71,7 +71,9 @@ impl WorkerSleep {
         self.futex.word().store(REGISTERING, Ordering::Relaxed);
     }
 
-    /// Sleeper: abandon a registration it was not counted for.
+    /// Sleeper: abandon a registration it was not counted for. Defensive
+    /// Release (every model passes with Relaxed): nobody reads anything
+    /// through this store; the worker goes back to its queues.
     #[inline]
     pub(crate) fn abandon(&self) {
         // A waker's WAKE_REQUESTED is moot: we are going back to work.
@@ -79,6 +81,10 @@ impl WorkerSleep {
     }
 
     /// Sleeper, counted: REGISTERING → SLEEPING, unless a waker got here.
+    /// Defensive AcqRel and Acquire (every model passes with Relaxed): the
+    /// CAS decides whether the sleeper or its waker uncounts it, which is a
+    /// matter of atomicity; the job a waker posted reaches the worker through
+    /// its queue and the SleepFence.
     #[inline]
     pub(crate) fn finish_registering(&self) -> Registration {
         match self.futex.word().compare_exchange(
@@ -99,6 +105,7 @@ impl WorkerSleep {
     /// Sleeper, counted and SLEEPING, changing its mind (work showed up in
     /// the final check). True if it left SLEEPING itself (so it must uncount
     /// itself); false if a waker claimed it first (and uncounted it).
+    /// Defensive AcqRel and Acquire, as in `finish_registering`.
     #[inline]
     pub(crate) fn cancel_sleep(&self) -> bool {
         match self.futex.word().compare_exchange(
@@ -118,7 +125,10 @@ impl WorkerSleep {
     /// Sleeper: block until a waker has claimed us and uncounted us (the
     /// word reads AWAKE), or until `deadline`. Loops over spurious returns.
     /// Returns true if the deadline passed while still SLEEPING (the caller
-    /// then races the wakers with `cancel_sleep`).
+    /// then races the wakers with `cancel_sleep`). The Acquire loads are
+    /// defensive (every model passes with Relaxed): what the waker wrote
+    /// reaches the worker through its queues and its latch (`probe`
+    /// acquires), and its uncount through the counters' RMWs.
     pub(crate) fn sleep(&self, deadline: Option<std::time::Instant>) -> bool {
         let word = self.futex.word();
         loop {
@@ -155,6 +165,9 @@ impl WorkerSleep {
             };
             // AcqRel: Release hands our writes (the job, the latch) to the
             // sleeper's Acquire; Acquire orders its registration before us.
+            // Defensive, like the load above (every model passes with
+            // Relaxed): the latch and the queues carry the waker's writes
+            // themselves, and only one CAS out of SLEEPING can win.
             match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return outcome,
                 Err(now) => current = now,
@@ -166,6 +179,9 @@ impl WorkerSleep {
     #[inline]
     pub(crate) fn wake_claimed(&self) {
         // Release: the sleeper's Acquire load of AWAKE sees the decrement.
+        // Defensive (every model passes with Relaxed): the decrement is an
+        // RMW on the counters word, and the sleeper's next step there
+        // (work_found) is an RMW too, which reads it in modification order.
         self.futex.word().store(AWAKE, Ordering::Release);
         self.futex.wake_one();
     }

@@ -280,6 +280,11 @@ impl Notifier {
             slot.next.store(state.0, Ordering::Relaxed);
             let new = State(stack_word(wid, epoch));
             // Release publishes the link (and PREPARED) to the popper's Acquire.
+            // Load-bearing: with Relaxed, a popper reads a stale link and finds
+            // a popped slot in an impossible state (five notifier models
+            // fail, `aba_stale_pop_after_repush` among them). Every write to the state word is an RMW, so this
+            // Release heads a release sequence that later pushes and pops
+            // continue: an Acquire of any later state sees this link too.
             match self.state.compare_exchange_weak(
                 state.0,
                 new.0,
@@ -326,7 +331,10 @@ impl Notifier {
     fn cancel(&self, wid: usize) {
         if self.withdraw(wid) == Withdrawal::Signaled {
             // A notify delivered to us, and we are not going to sleep: pass
-            // the notification on to the next waiter.
+            // the notification on to the next waiter. Load-bearing Acquire:
+            // the pop reads the top slot's link (with Relaxed,
+            // `cancel_racing_notify_keeps_signal_for_other_waiter` and three
+            // other models pop a slot in an impossible state).
             let state = State(self.state.load(Ordering::Acquire));
             if !state.is_empty() {
                 self.notify_slow(state, 1);
@@ -340,11 +348,15 @@ impl Notifier {
     /// slot word's CAS decides any race with a notifier that popped it.
     fn withdraw(&self, wid: usize) -> Withdrawal {
         let slot = &self.slots[wid];
-        // Acquire: a pop reads the new top's link.
+        // Acquire, defensive (every model passes with Relaxed): the only link
+        // read below is our own, which this thread wrote itself.
         let mut state = State(self.state.load(Ordering::Acquire));
         while state.top() == Some(wid) {
             // On top (the common case: we pushed last): pop ourselves. Nobody
             // else can pop us meanwhile without changing the state word.
+            // The CAS's AcqRel / Acquire are defensive (every model passes
+            // with Relaxed): the link we install is our own, and the links
+            // below it stay published by their pushes' release sequences.
             let next = slot.next.load(Ordering::Relaxed);
             match self.state.compare_exchange_weak(
                 state.0,
@@ -525,6 +537,9 @@ impl Notifier {
         // "No lost wakeup"): orders the caller's condition change before the
         // state load.
         fence(Ordering::SeqCst);
+        // Load-bearing Acquire: the slow path reads the top slot's link,
+        // published by its push (with Relaxed, `aba_stale_pop_after_repush`
+        // pops a slot in an impossible state).
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
             return false;
@@ -564,6 +579,10 @@ impl Notifier {
         }
         // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
+        // Acquire, for the reason given in notify_one: the pop reads the top
+        // slot's link. Yet no model fails with it weakened alone, so it is
+        // load-bearing by that argument, not by a model: a gap in the models
+        // (docs/notifier.md, "Every ordering").
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
             return 0;
@@ -598,6 +617,8 @@ impl Notifier {
     pub fn notify_all(&self) -> usize {
         // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
+        // Acquire, defensive (every model passes with Relaxed): the links are
+        // read after notify_all_slow's CAS, whose own Acquire covers them.
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
             return 0;
@@ -616,8 +637,13 @@ impl Notifier {
             };
             // The Acquire that produced `state` makes this link visible.
             let popped = State(self.slots[top].next.load(Ordering::Relaxed));
-            // AcqRel: Acquire to read the next top's link; Release so whoever
-            // pops after us sees links as we saw them.
+            // AcqRel on success, defensive (every model passes with
+            // Relaxed): the next top's link was published by its push, whose
+            // release sequence the Acquire that produced `state` already
+            // joined, and the pops after us join it the same way. Acquire on
+            // failure is load-bearing: the retry reads the new top's link
+            // (with Relaxed,
+            // `cancel_racing_notify_keeps_signal_for_other_waiter` deadlocks).
             match self.state.compare_exchange_weak(
                 state.0,
                 popped.0,
@@ -651,6 +677,10 @@ impl Notifier {
             if state.is_empty() {
                 return 0;
             }
+            // AcqRel / Acquire, defensive one at a time (every model passes
+            // with either weakened): the links are read after the successful
+            // CAS, and its Acquire and the load's that read the same stack
+            // word each cover the other. Both stay.
             match self.state.compare_exchange_weak(
                 state.0,
                 State::EMPTY.0,

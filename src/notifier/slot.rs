@@ -33,6 +33,19 @@
 //! Timed-out owner: withdraws the same way, from PARKED. Whoever's CAS on
 //! the word comes first wins: the owner's (timed out, nothing was
 //! delivered) or a notifier's (notified, and the owner reports that).
+//!
+//! Orderings on the word: atomicity, not ordering, decides every race
+//! above, and each Acquire and Release on it is *defensive*. Each was
+//! weakened to Relaxed on its own, and every loom model still passed. No
+//! payload rides on this word: the contract makes a returning commit mean
+//! "re-check", and the waiter reads what a notifier published through its
+//! own condition. They stay for two things the models cannot show. A slot
+//! handed between threads needs the claim's Acquire to carry `epoch` from
+//! its last holder (every model keeps a slot on one thread). And a
+//! notifier's read of `next`, before its pop, must happen before the owner
+//! sees SIGNALED and pushes again over that link: the delivery's Release
+//! and the owner's Acquire forbid that load-buffering outcome, which loom
+//! does not explore.
 
 use crate::sync::{AtomicU64, Futex, Ordering};
 
@@ -141,7 +154,7 @@ impl Slot {
         let word = self.futex.word();
         // Acquire: pairs with the Release that ended the slot's previous
         // wait (carrying its epoch) or with the notifier's CAS that popped
-        // it.
+        // it. Defensive, as are the CAS's below (module docs, "Orderings").
         let mut current = word.load(Ordering::Acquire);
         loop {
             let claim = match current {
@@ -160,6 +173,7 @@ impl Slot {
 
     /// The owner popped its own slot off the top of the stack: free it. A
     /// swap, not a store: a targeted wake may have landed on the word.
+    /// AcqRel is defensive (module docs, "Orderings").
     pub(crate) fn leave_popped(&self) -> Withdrawal {
         match self.futex.word().swap(IDLE, Ordering::AcqRel) {
             TARGETED => Withdrawal::Targeted,
@@ -171,7 +185,8 @@ impl Slot {
     /// the stack, or already popped by a notifier: mark it CANCELLED (a
     /// later pop skips it, the owner's next claim revives it), or, if a
     /// notifier got here first and signalled it, take the signal and free
-    /// the slot. The word's CAS decides the race.
+    /// the slot. The word's CAS decides the race. Its orderings and the
+    /// load's are defensive (module docs, "Orderings").
     pub(crate) fn leave_in_place(&self, wid: usize) -> Withdrawal {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Acquire);
@@ -194,6 +209,8 @@ impl Slot {
     }
 
     /// End a wait after the slot left the stack: it may be prepared again.
+    /// Release carries `epoch` to the next claim; defensive (module docs,
+    /// "Orderings").
     #[inline]
     pub(crate) fn release(&self) {
         self.futex.word().store(IDLE, Ordering::Release);
@@ -204,9 +221,9 @@ impl Slot {
     pub(crate) fn park(&self, deadline: Option<std::time::Instant>) -> ParkEnd {
         let word = self.futex.word();
         // PREPARED -> PARKED announces that we are about to sleep. If a
-        // notifier got here first we never sleep. Acquire on both outcomes:
-        // the notifier's Release carries its writes (the condition it made
-        // true) to us.
+        // notifier got here first we never sleep. Acquire on both outcomes,
+        // and on the loads below: a delivery's Release happens before
+        // whatever we do next. Defensive (module docs, "Orderings").
         if let Err(now) =
             word.compare_exchange(PREPARED, PARKED, Ordering::Acquire, Ordering::Acquire)
         {
@@ -248,9 +265,10 @@ impl Slot {
                 TARGETED => (SIGNALED, Delivery::Skipped),
                 _ => unreachable!("popped a slot in state {}", state_name(current)),
             };
-            // Release pairs with the owner's Acquire in `park`, `prepare`
-            // and `cancel`. A failure means the owner moved first (a revive
-            // or a commit): deliver to what it became.
+            // Release pairs with the owner's Acquire in `park`, `claim`
+            // and `leave_in_place`; defensive (module docs, "Orderings"). A
+            // failure means the owner moved first (a revive or a commit):
+            // deliver to what it became.
             match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return delivery,
                 Err(now) => current = now,
@@ -267,7 +285,8 @@ impl Slot {
             if current != PREPARED && current != PARKED {
                 return false;
             }
-            // Release pairs with the owner's Acquire in `park`.
+            // Release pairs with the owner's Acquire in `park`; defensive,
+            // as is the load above (module docs, "Orderings").
             match word.compare_exchange(current, TARGETED, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
                     if current == PARKED {
