@@ -177,12 +177,28 @@ fn notify_n_releases_at_most_n() {
 /// waiting count as N1 saw. Only A's epoch tells N1's snapshot from the new
 /// state: if N1's CAS succeeded it would install the stale link to B (a slot
 /// no longer stacked) and lose C. Epochs start two pushes below the wrap.
+/// N1 runs `notify_one` here and `notify_n(1)` in the model below: each has
+/// its own state load, and this race is what needs their Acquire.
 #[test]
 fn aba_stale_pop_after_repush() {
-    check(2, || {
+    stale_pop_after_repush(|notifier| {
+        notifier.notify_one();
+    });
+}
+
+/// [`aba_stale_pop_after_repush`] with N1 calling `notify_n(1)`.
+#[test]
+fn aba_stale_pop_after_repush_notify_n() {
+    stale_pop_after_repush(|notifier| {
+        notifier.notify_n(1);
+    });
+}
+
+fn stale_pop_after_repush(stalled_notify: fn(&Notifier)) {
+    check(2, move || {
         let notifier = Arc::new(Notifier::with_epoch_near_wrap(3));
         let stalled = spawn_with!(notifier => {
-            notifier.notify_one();
+            stalled_notify(&notifier);
         });
         let takes_all = spawn_with!(notifier => {
             notifier.notify_all();

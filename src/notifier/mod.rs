@@ -579,10 +579,9 @@ impl Notifier {
         }
         // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
-        // Acquire, for the reason given in notify_one: the pop reads the top
-        // slot's link. Yet no model fails with it weakened alone, so it is
-        // load-bearing by that argument, not by a model: a gap in the models
-        // (docs/notifier.md, "Every ordering").
+        // Load-bearing Acquire, as in notify_one: the pop reads the top
+        // slot's link (with Relaxed, `aba_stale_pop_after_repush_notify_n`
+        // pops a slot in an impossible state).
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
             return 0;
