@@ -181,8 +181,10 @@ CASES = [
     (
         "jec, searcher cap: the last searcher forgets the hand-off",
         "src/jec/mod.rs",
-        """Some(_) if before.awake_but_idle() == 1 => before.sleeping().min(1),""",
-        """Some(_) if before.awake_but_idle() == 1 => 0,""",
+        """            if before.awake_but_idle() == 1 {
+                before.sleeping().min(1)""",
+        """            if before.awake_but_idle() == 1 {
+                0""",
         "protocol::loom_cap_tests::jec_sleep_last_searcher_hands_off",
         "the post left its second job to the searcher; nobody wakes the sleeper for it",
     ),
@@ -209,13 +211,68 @@ CASES = [
         "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
     ),
     (
-        "jec: work_found takes the worker off the inactive count twice",
+        "jec: the end of a search takes the worker off the inactive count twice",
         "src/jec/mod.rs",
         """        let before = self.counters.sub_inactive();""",
         """        let before = self.counters.sub_inactive();
         self.counters.sub_inactive();""",
         "protocol::loom_cap_tests::jec_sleep_cap_of_one_with_three_workers",
         "the inactive count underflows into the JEC: a later work_found or the check at rest fails",
+    ),
+    (
+        "jec, searcher cap: the hand-off follows the last slot, not the last awake idle worker",
+        "src/jec/mod.rs",
+        [
+            ("""        let before = self.counters.sub_inactive();
+        self.slots.release(&mut idle.search.slot);""",
+             """        let before = self.counters.sub_inactive();
+        let held = idle.search.slot;
+        self.slots.release(&mut idle.search.slot);"""),
+            ("""            if before.awake_but_idle() == 1 {
+                before.sleeping().min(1)""",
+             """            if held && self.slots.taken() == 0 {
+                before.sleeping().min(1)"""),
+        ],
+        None,
+        "protocol::loom_cap_tests::jec_sleep_cap_burst_against_full_searchers",
+        "a searcher that gave its slot back when it got sleepy finds the job a post left to it, "
+        "and nobody wakes the sleeper for the second job",
+    ),
+    (
+        "jec, join-aware: a joining worker takes a searcher slot",
+        "src/jec/mod.rs",
+        """            _ if kind == Kind::Join => true,
+            _ => self.slots.try_take(slot),""",
+        """            _ => self.slots.try_take(slot),""",
+        "protocol::loom_join_tests::jec_sleep_joiner_never_takes_a_searcher_slot",
+        "with the cap at one, the idle loop's search is refused the slot the joiner holds",
+    ),
+    (
+        "notifier_sleep, join-aware: a joining worker takes a searcher slot",
+        "src/protocol/notifier.rs",
+        """            _ if kind == Kind::Join => true,
+            _ => self.slots.try_take(slot),""",
+        """            _ => self.slots.try_take(slot),""",
+        "protocol::loom_join_tests::notifier_sleep_joiner_never_takes_a_searcher_slot",
+        "with the cap at one, the idle loop's search is refused the slot the joiner holds",
+    ),
+    (
+        "jec, searcher cap: the end of a search keeps its slot",
+        "src/jec/mod.rs",
+        """        let before = self.counters.sub_inactive();
+        self.slots.release(&mut idle.search.slot);""",
+        """        let before = self.counters.sub_inactive();""",
+        "protocol::loom_join_tests::jec_sleep_joiner_never_takes_a_searcher_slot",
+        "the slot stays taken at rest, and the cap shrinks for good",
+    ),
+    (
+        "notifier_sleep, searcher cap: the end of a search keeps its slot",
+        "src/protocol/notifier.rs",
+        """        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        self.slots.release(&mut idle.search.slot);""",
+        """        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);""",
+        "protocol::loom_join_tests::notifier_sleep_joiner_never_takes_a_searcher_slot",
+        "the slot stays taken at rest, and the cap shrinks for good",
     ),
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",

@@ -1,5 +1,6 @@
 //! [`CoreLatch`]: the four-state latch a worker sleeps against.
 
+use crate::budget::Kind;
 use crate::sync::{AtomicU32, Ordering};
 
 /// Not set; the owner is not sleepy.
@@ -34,6 +35,22 @@ const SET: u32 = 3;
 /// are for implementations of `SleepProtocol`: the two in this crate call
 /// them inside `no_work_found`, and a scheduler never does.
 ///
+/// # Two kinds of wait
+///
+/// A latch also says what its owner waits for, which the idle policy needs
+/// to know:
+///
+/// - [`CoreLatch::new`]: a latch that a job sets when it ends (the stolen
+///   half of a `join`, the jobs of a scope). A worker waiting on it is
+///   *joining*: its search is sized by how long such jobs take, and it never
+///   counts against a searcher cap, since sending it to sleep only makes the
+///   job's thread wake it.
+/// - [`CoreLatch::idle_loop`]: the latch of a worker's top-level loop, set
+///   only to stop the worker (rayon-core's `terminate`). A worker waiting on
+///   it waits for new work.
+///
+/// Getting the kind wrong costs CPU or latency, never a wake.
+///
 /// # Examples
 ///
 /// ```
@@ -47,21 +64,67 @@ const SET: u32 = 3;
 /// ```
 pub struct CoreLatch {
     state: AtomicU32,
+    /// What a wait on this latch is: set at construction, never changed.
+    waits_for: Kind,
 }
 
 impl CoreLatch {
-    /// An unset latch.
+    /// An unset latch that a job sets when it ends: its owner, waiting on
+    /// it, is joining (see "Two kinds of wait" above).
     ///
     /// # Examples
     ///
     /// ```
-    /// assert!(!eventcount::CoreLatch::new().probe());
+    /// let latch = eventcount::CoreLatch::new();
+    /// assert!(!latch.probe());
+    /// assert!(!latch.is_idle_loop());
     /// ```
     #[must_use]
     pub fn new() -> Self {
         CoreLatch {
             state: AtomicU32::new(UNSET),
+            waits_for: Kind::Join,
         }
+    }
+
+    /// An unset latch for a worker's top-level loop, set only to stop the
+    /// worker: its owner, waiting on it, waits for new work (see "Two kinds
+    /// of wait" above). A pool whose workers stop some other way passes one
+    /// it never sets.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let terminate = eventcount::CoreLatch::idle_loop();
+    /// assert!(terminate.is_idle_loop());
+    /// assert!(!terminate.probe());
+    /// ```
+    #[must_use]
+    pub fn idle_loop() -> Self {
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+            waits_for: Kind::Idle,
+        }
+    }
+
+    /// True for a latch made by [`CoreLatch::idle_loop`]: a wait on it is
+    /// for new work, not for a job in flight. For protocol implementations.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::CoreLatch;
+    /// assert!(CoreLatch::idle_loop().is_idle_loop());
+    /// assert!(!CoreLatch::new().is_idle_loop());
+    /// ```
+    #[must_use]
+    pub fn is_idle_loop(&self) -> bool {
+        self.waits_for == Kind::Idle
+    }
+
+    /// What a wait on this latch is.
+    pub(crate) fn waits_for(&self) -> Kind {
+        self.waits_for
     }
 
     /// True once the latch is set. Acquire: once it returns true, every
@@ -208,6 +271,13 @@ impl std::fmt::Debug for CoreLatch {
             SET => "set",
             _ => "invalid",
         };
-        f.debug_tuple("CoreLatch").field(&state).finish()
+        let waits_for = match self.waits_for {
+            Kind::Idle => "new work",
+            Kind::Join => "a job",
+        };
+        f.debug_struct("CoreLatch")
+            .field("state", &state)
+            .field("waits_for", &waits_for)
+            .finish()
     }
 }

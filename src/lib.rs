@@ -82,10 +82,13 @@
 mod sync;
 
 mod backend;
+mod budget;
 mod error;
 mod latch;
 mod outcome;
 mod policy;
+mod search;
+mod searchers;
 mod stats;
 
 mod jec;

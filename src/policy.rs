@@ -1,71 +1,148 @@
-//! [`IdlePolicy`]: how long an idle worker searches before it sleeps.
+//! [`IdlePolicy`]: how long an idle worker searches before it sleeps, and
+//! how many idle workers may search at once.
+
+use std::time::Duration;
 
 use crate::sync;
 
+/// The default policy's largest search budget, in nanoseconds (200 µs).
+pub(crate) const DEFAULT_MAX_SEARCH_NS: u32 = 200_000;
+
+/// The largest search budget a policy may set: one second, in nanoseconds.
+const MAX_SEARCH_NS: u32 = 1_000_000_000;
+
 /// How an idle worker spends its search rounds before it announces it is
-/// sleepy and, one round later, tries to sleep.
+/// sleepy and, one round later, tries to sleep; and how many idle workers
+/// may search at once.
 ///
 /// Each call to `no_work_found` is one round: the worker has just searched
-/// every queue and found nothing. The first `spin_rounds` rounds each spin
-/// `spins_per_round` times with a CPU pause hint (cheap, keeps the core, good
-/// when work arrives within microseconds). The next `yield_rounds` rounds
-/// each give the core away with `yield_now`. Then the worker gets sleepy.
+/// every queue and found nothing. While its search lasts, each round passes
+/// the time with `yield_now` (or a spin, see below). Then the worker gets
+/// sleepy, searches once more, and sleeps.
 ///
-/// The default is Rayon's: no spinning, 32 yield rounds. Fewer rounds burn
-/// less CPU while idle and pick up work that arrives just after a worker
-/// fell asleep more slowly. Measured on a 2-vCPU VM with 8 workers
-/// (docs/benchmarks.md, "Idle policy trade-offs"), `yield_rounds(8)`
-/// roughly halves the CPU per burst of small jobs against the default, for
-/// up to 15 % more burst latency. `yield_rounds(2)` costs up to 2.4x latency
-/// when bursts come 20 µs apart. Spinning rounds gained nothing over
-/// yielding there.
+/// # The default: a learned budget in time, and a searcher cap
+///
+/// [`IdlePolicy::new`] (the default) bounds each search in time, not in
+/// rounds: a yield costs 10 to 100 times more on one machine than on
+/// another. Each worker learns its budget from how its idle periods end,
+/// apart for its top-level idle loop and for its waits on a job's latch
+/// (see [`CoreLatch::idle_loop`](crate::CoreLatch::idle_loop)):
+///
+/// - a *hit*, work found during the search or after a sleep shorter than a
+///   sleep and a wake cost (50 µs: the wake latency of a halted vCPU, and
+///   several futex round trips on bare metal), raises the budget to cover
+///   that idle period with a quarter to spare;
+/// - a *miss*, work found only after a longer sleep, lowers it by a
+///   quarter. A budget that no short idle period needs fades within a few
+///   dozen idle periods; one that short gaps keep hitting stays, even
+///   between long gaps;
+/// - after a wake whose next search finds nothing, the worker sleeps again
+///   at once (the budget is left alone: such a wake says more about the
+///   waker than about the search).
+///
+/// The budget stays within the bounds of
+/// [`search_budget`](IdlePolicy::search_budget): 0 and 200 µs by default.
+/// A worker's top-level budget starts at the lower bound, so an idle pool
+/// sleeps at once until its workers have seen work arrive shortly after
+/// they slept; a join's starts at a quarter of the upper bound (50 µs),
+/// since the stolen half it waits for usually ends soon.
+///
+/// The default also caps the searchers at half the pool (see below): with
+/// more workers than cores, searchers only take the CPU from each other and
+/// from the workers with work. A worker waiting on a job's latch is never
+/// counted.
+///
+/// The budget only decides how many rounds pass before a worker gets
+/// sleepy. No wake depends on it: the sleep protocols are model-checked
+/// with the smallest and the largest budget. docs/idle-policy.md has the
+/// measurements behind these numbers.
+///
+/// # rayon's policy, and fixed rounds
+///
+/// [`IdlePolicy::rayon`] is rayon-core's fixed policy: 32 yield rounds, no
+/// spinning and no cap, whatever the machine. [`spin_rounds`](IdlePolicy::spin_rounds),
+/// [`spins_per_round`](IdlePolicy::spins_per_round) and
+/// [`yield_rounds`](IdlePolicy::yield_rounds) give any count of rounds
+/// instead (starting from rayon's values if the policy was timed).
 ///
 /// # The searcher cap
 ///
 /// What burns the CPU of an idle pool is how many workers search at once,
-/// more than how long each one does. [`max_searching`](IdlePolicy::max_searching)
-/// and [`max_searching_half`](IdlePolicy::max_searching_half) cap that
-/// number, as Go's scheduler and Tokio do: a worker that starts looking
-/// while the cap is full skips its spin and yield rounds and goes to sleep
-/// after the protocol's usual final check, and the last searcher to find
-/// work wakes one sleeper to take over. No cap is the default
-/// (docs/benchmarks.md, "The searcher cap", says when to turn it on).
+/// as much as how long each one does. [`max_searching`](IdlePolicy::max_searching)
+/// and [`max_searching_half`](IdlePolicy::max_searching_half) cap the
+/// workers searching from their top-level idle loop, as Go's scheduler and
+/// Tokio do: a worker that starts looking while the cap is full skips its
+/// search and goes to sleep after the protocol's usual final check, and the
+/// last searcher to find work wakes one sleeper to search in its place. A
+/// worker waiting on a job's latch is never counted: it waits for a job in
+/// flight, and putting it to sleep would only make that job's thread wake
+/// it. [`max_searching_all`](IdlePolicy::max_searching_all) removes the cap.
+///
+/// # rayon PR #1314's policies
+///
+/// Two policies proposed for rayon in 2026 are here, on rayon's fixed
+/// rounds, so that benchmarks can run them against the default:
+/// [`sleep_after_empty_wake`](IdlePolicy::sleep_after_empty_wake) (the
+/// PR's default) and [`max_searching_busy`](IdlePolicy::max_searching_busy)
+/// (its bounded searchers).
 ///
 /// # Examples
 ///
 /// ```
 /// use eventcount::IdlePolicy;
+/// use std::time::Duration;
 ///
-/// let eager_sleeper = IdlePolicy::new().yield_rounds(4);
-/// assert_eq!(eager_sleeper.rounds_until_sleepy(), 4);
-/// assert_eq!(IdlePolicy::default().rounds_until_sleepy(), 32);
+/// let learned = IdlePolicy::new();
+/// assert_eq!(learned.rounds_until_sleepy(), None); // bounded in time
+/// assert_eq!(learned.search_bounds(), Some((Duration::ZERO, Duration::from_micros(200))));
+/// assert_eq!(learned.searcher_cap(8), Some(4));
 ///
-/// let capped = IdlePolicy::new().max_searching_half();
-/// assert_eq!(capped.searcher_cap(8), Some(4));
-/// assert_eq!(IdlePolicy::default().searcher_cap(8), None);
+/// assert_eq!(IdlePolicy::rayon().rounds_until_sleepy(), Some(32));
+/// assert_eq!(IdlePolicy::rayon().searcher_cap(8), None);
+/// let eager_sleeper = IdlePolicy::rayon().yield_rounds(4);
+/// assert_eq!(eager_sleeper.rounds_until_sleepy(), Some(4));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct IdlePolicy {
-    spin_rounds: u32,
-    spins_per_round: u32,
-    yield_rounds: u32,
-    searchers: Searchers,
+    pub(crate) search: Search,
+    pub(crate) empty_wake_sleeps: bool,
+    pub(crate) searchers: Searchers,
+}
+
+/// How long one search lasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// A fixed count of rounds: `spin` rounds of `spins_per_round` pause
+    /// hints, then `yields` rounds of `yield_now` (rayon's shape).
+    Rounds {
+        spin: u32,
+        spins_per_round: u32,
+        yields: u32,
+    },
+    /// A budget in nanoseconds, learned per worker between the bounds
+    /// (fixed when they are equal). Every round yields.
+    Timed { min_ns: u32, max_ns: u32 },
 }
 
 /// How many idle workers may search at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Searchers {
-    /// Every idle worker searches (Rayon).
+pub(crate) enum Searchers {
+    /// Every idle worker searches (rayon).
     All,
-    /// At most this many (at least 1).
+    /// At most this many top-level searchers (at least 1).
     AtMost(u32),
     /// At most half the pool, rounded up (Go's rule of thumb).
     Half,
+    /// rayon PR #1314's bound: at most one idle worker per busy worker (at
+    /// least one), every idle worker counted, a joining one included.
+    Busy,
 }
 
 impl IdlePolicy {
-    /// Rayon's policy: 32 yield rounds, no spinning.
+    /// The default policy: a search budget in time, learned per worker
+    /// between 0 and 200 µs, and at most half the pool searching (see "The
+    /// default" above).
     ///
     /// # Examples
     ///
@@ -74,54 +151,165 @@ impl IdlePolicy {
     /// ```
     pub const fn new() -> Self {
         IdlePolicy {
-            spin_rounds: 0,
-            spins_per_round: 64,
-            yield_rounds: 32,
+            search: Search::Timed {
+                min_ns: 0,
+                max_ns: DEFAULT_MAX_SEARCH_NS,
+            },
+            empty_wake_sleeps: true,
+            searchers: Searchers::Half,
+        }
+    }
+
+    /// rayon-core's policy: 32 yield rounds, no spinning, no cap.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rayon = eventcount::IdlePolicy::rayon();
+    /// assert_eq!(rayon.rounds_until_sleepy(), Some(32));
+    /// assert_eq!(rayon.search_bounds(), None);
+    /// ```
+    pub const fn rayon() -> Self {
+        IdlePolicy {
+            search: Search::Rounds {
+                spin: 0,
+                spins_per_round: 64,
+                yields: 32,
+            },
+            empty_wake_sleeps: false,
             searchers: Searchers::All,
         }
     }
 
-    /// Rounds that spin before the yielding rounds start.
+    /// The rounds of a policy with a fixed count of them, or rayon's if it
+    /// had none.
+    const fn rounds(self) -> (u32, u32, u32) {
+        match self.search {
+            Search::Rounds {
+                spin,
+                spins_per_round,
+                yields,
+            } => (spin, spins_per_round, yields),
+            Search::Timed { .. } => (0, 64, 32),
+        }
+    }
+
+    /// A fixed count of rounds that spin before the yielding rounds start
+    /// (the other counts are kept, or rayon's if the policy was timed).
     ///
     /// # Examples
     ///
     /// ```
-    /// let p = eventcount::IdlePolicy::new().spin_rounds(8).yield_rounds(0);
-    /// assert_eq!(p.rounds_until_sleepy(), 8);
+    /// let p = eventcount::IdlePolicy::rayon().spin_rounds(8).yield_rounds(0);
+    /// assert_eq!(p.rounds_until_sleepy(), Some(8));
     /// ```
     pub const fn spin_rounds(mut self, rounds: u32) -> Self {
-        self.spin_rounds = rounds;
+        let (_, spins_per_round, yields) = self.rounds();
+        self.search = Search::Rounds {
+            spin: rounds,
+            spins_per_round,
+            yields,
+        };
         self
     }
 
-    /// CPU pause hints per spinning round (default 64).
+    /// CPU pause hints per spinning round (rayon's policy: 64). Makes the
+    /// policy one of fixed rounds, like [`spin_rounds`](IdlePolicy::spin_rounds).
     ///
     /// # Examples
     ///
     /// ```
-    /// let p = eventcount::IdlePolicy::new().spin_rounds(2).spins_per_round(16);
-    /// assert_eq!(p.rounds_until_sleepy(), 34);
+    /// let p = eventcount::IdlePolicy::rayon().spin_rounds(2).spins_per_round(16);
+    /// assert_eq!(p.rounds_until_sleepy(), Some(34));
     /// ```
     pub const fn spins_per_round(mut self, spins: u32) -> Self {
-        self.spins_per_round = spins;
+        let (spin, _, yields) = self.rounds();
+        self.search = Search::Rounds {
+            spin,
+            spins_per_round: spins,
+            yields,
+        };
         self
     }
 
-    /// Rounds that yield the CPU after the spinning rounds.
+    /// A fixed count of rounds that yield the CPU after the spinning
+    /// rounds (the other counts are kept, or rayon's if the policy was
+    /// timed).
     ///
     /// # Examples
     ///
     /// ```
-    /// let p = eventcount::IdlePolicy::new().yield_rounds(0);
-    /// assert_eq!(p.rounds_until_sleepy(), 0); // sleepy at the first empty round
+    /// let p = eventcount::IdlePolicy::rayon().yield_rounds(0);
+    /// assert_eq!(p.rounds_until_sleepy(), Some(0)); // sleepy at the first empty round
     /// ```
     pub const fn yield_rounds(mut self, rounds: u32) -> Self {
-        self.yield_rounds = rounds;
+        let (spin, spins_per_round, _) = self.rounds();
+        self.search = Search::Rounds {
+            spin,
+            spins_per_round,
+            yields: rounds,
+        };
         self
     }
 
-    /// Let at most `searchers` idle workers search at once (see "The
-    /// searcher cap" above).
+    /// A search budget in time, learned per worker between `min` and `max`
+    /// (see "The default" above); with `min == max`, a fixed budget. The
+    /// searcher cap is kept as it was, and the empty-wake rule turned on (a
+    /// timed policy always has it).
+    ///
+    /// # Panics
+    ///
+    /// If `min > max`, or if `max` is more than one second (a search that
+    /// long is a spin loop, not an idle policy). The message names both.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    /// use std::time::Duration;
+    ///
+    /// let us = Duration::from_micros;
+    /// let fixed = IdlePolicy::rayon().search_budget(us(20), us(20));
+    /// assert_eq!(fixed.search_bounds(), Some((us(20), us(20))));
+    /// assert_eq!(fixed.searcher_cap(8), None); // rayon's: no cap
+    /// ```
+    pub const fn search_budget(mut self, min: Duration, max: Duration) -> Self {
+        let (min_ns, max_ns) = (min.as_nanos(), max.as_nanos());
+        assert!(
+            min_ns <= max_ns,
+            "IdlePolicy::search_budget: the lower bound is above the upper bound"
+        );
+        assert!(
+            max_ns <= MAX_SEARCH_NS as u128,
+            "IdlePolicy::search_budget: the upper bound is above one second"
+        );
+        self.search = Search::Timed {
+            min_ns: min_ns as u32,
+            max_ns: max_ns as u32,
+        };
+        self.empty_wake_sleeps = true;
+        self
+    }
+
+    /// After a wake whose next search finds nothing, skip the search and
+    /// sleep again at once; the next search that finds work restores the
+    /// usual one. rayon PR #1314's default, there on rayon's 32 rounds:
+    /// `IdlePolicy::rayon().sleep_after_empty_wake()`. The timed policies
+    /// always do this.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake();
+    /// assert_eq!(pr1314.rounds_until_sleepy(), Some(32));
+    /// ```
+    pub const fn sleep_after_empty_wake(mut self) -> Self {
+        self.empty_wake_sleeps = true;
+        self
+    }
+
+    /// Let at most `searchers` workers search from their top-level idle
+    /// loop at once (see "The searcher cap" above).
     ///
     /// # Panics
     ///
@@ -145,7 +333,8 @@ impl IdlePolicy {
         self
     }
 
-    /// Let at most half the pool's workers (rounded up) search at once.
+    /// Let at most half the pool's workers (rounded up) search from their
+    /// top-level idle loop at once: the default's cap.
     ///
     /// # Examples
     ///
@@ -159,13 +348,47 @@ impl IdlePolicy {
         self
     }
 
-    /// The most idle workers that may search at once in a pool of
-    /// `workers`, or `None` if every idle worker may (no cap).
+    /// No searcher cap: every idle worker searches (rayon's way).
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(4), None);
+    /// let uncapped = eventcount::IdlePolicy::new().max_searching_all();
+    /// assert_eq!(uncapped.searcher_cap(8), None);
+    /// ```
+    pub const fn max_searching_all(mut self) -> Self {
+        self.searchers = Searchers::All;
+        self
+    }
+
+    /// rayon PR #1314's bounded searchers: a worker that starts looking
+    /// searches only while the idle workers awake do not outnumber the busy
+    /// ones (at least one may always search); otherwise it sleeps after
+    /// the final check. Every idle worker counts, a worker waiting on a
+    /// job's latch included, as in the PR. There is no hand-off beyond
+    /// rayon's own rule (a worker that finds work wakes up to two
+    /// sleepers).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let pr1314 = eventcount::IdlePolicy::rayon().max_searching_busy();
+    /// assert_eq!(pr1314.searcher_cap(8), None); // it depends on who is busy
+    /// ```
+    pub const fn max_searching_busy(mut self) -> Self {
+        self.searchers = Searchers::Busy;
+        self
+    }
+
+    /// The most workers that may search from their top-level idle loop at
+    /// once in a pool of `workers`, or `None` if that is not a fixed number
+    /// (no cap, or [`max_searching_busy`](IdlePolicy::max_searching_busy)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(eventcount::IdlePolicy::rayon().searcher_cap(4), None);
+    /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(4), Some(2));
     /// ```
     #[must_use]
     pub const fn searcher_cap(&self, workers: usize) -> Option<u32> {
@@ -175,34 +398,66 @@ impl IdlePolicy {
             workers as u32
         };
         match self.searchers {
-            Searchers::All => None,
+            Searchers::All | Searchers::Busy => None,
             Searchers::AtMost(n) => Some(if n < workers { n } else { workers }),
             Searchers::Half => Some(workers.div_ceil(2)),
         }
     }
 
-    /// The round at which a worker announces it is sleepy; it tries to sleep
-    /// at the round after.
+    /// For a policy of fixed rounds: the round at which a worker announces
+    /// it is sleepy (it tries to sleep at the round after). `None` for a
+    /// search bounded in time.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::IdlePolicy::new().rounds_until_sleepy(), 32);
+    /// use eventcount::IdlePolicy;
+    /// assert_eq!(IdlePolicy::rayon().rounds_until_sleepy(), Some(32));
+    /// assert_eq!(IdlePolicy::new().rounds_until_sleepy(), None);
     /// ```
     #[must_use]
-    pub const fn rounds_until_sleepy(&self) -> u32 {
-        self.spin_rounds.saturating_add(self.yield_rounds)
+    pub const fn rounds_until_sleepy(&self) -> Option<u32> {
+        match self.search {
+            Search::Rounds { spin, yields, .. } => Some(spin.saturating_add(yields)),
+            Search::Timed { .. } => None,
+        }
     }
 
-    /// Pass the time of round `round` (before the worker is sleepy).
+    /// For a search bounded in time: the lower and upper bounds of its
+    /// budget. `None` for a policy of fixed rounds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let (min, max) = eventcount::IdlePolicy::new().search_bounds().unwrap();
+    /// assert_eq!((min, max), (Duration::ZERO, Duration::from_micros(200)));
+    /// ```
+    #[must_use]
+    pub const fn search_bounds(&self) -> Option<(Duration, Duration)> {
+        match self.search {
+            Search::Rounds { .. } => None,
+            Search::Timed { min_ns, max_ns } => Some((
+                Duration::from_nanos(min_ns as u64),
+                Duration::from_nanos(max_ns as u64),
+            )),
+        }
+    }
+
+    /// Pass the time of search round `round`.
     #[inline]
     pub(crate) fn pause(&self, round: u32) {
-        if round < self.spin_rounds {
-            for _ in 0..self.spins_per_round {
-                sync::spin_loop();
+        match self.search {
+            Search::Rounds {
+                spin,
+                spins_per_round,
+                ..
+            } if round < spin => {
+                for _ in 0..spins_per_round {
+                    sync::spin_loop();
+                }
             }
-        } else {
-            sync::yield_now();
+            _ => sync::yield_now(),
         }
     }
 }

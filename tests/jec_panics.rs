@@ -1,7 +1,7 @@
 #![cfg(not(loom))]
 //! Every documented panic of `JecSleep`, each checked against a substring of
 //! its real message, plus the non-panicking counterparts (`try_with_policy`,
-//! a search ended by a guard while unwinding).
+//! a search ended by its state's drop while unwinding).
 
 mod common;
 use common::{assert_counts, end_search};
@@ -12,9 +12,9 @@ use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
 /// Worker `me` starts a search and ends it: counted idle while it looks,
 /// and nobody is idle after (`sleep` had no other search open).
 fn search_once(sleep: &JecSleep, me: usize, what: &str) {
-    let _idle = sleep.start_looking(me);
+    let idle = sleep.start_looking(me);
     assert_eq!(sleep.counters().inactive(), 1, "{what}");
-    end_search(sleep, what);
+    end_search(sleep, idle, what);
 }
 
 #[test]
@@ -26,7 +26,7 @@ fn new_with_too_many_workers_panics() {
 #[test]
 #[should_panic(expected = "supports at most 65535 workers")]
 fn with_policy_with_too_many_workers_panics() {
-    let _ = JecSleep::with_policy(100_000, IdlePolicy::new().yield_rounds(1));
+    let _ = JecSleep::with_policy(100_000, IdlePolicy::rayon().yield_rounds(1));
 }
 
 #[test]
@@ -73,34 +73,47 @@ fn set_latch_out_of_range_leaves_the_latch_unset() {
 }
 
 #[test]
-#[should_panic(expected = "each work_found must end a search begun with start_looking")]
-fn work_found_without_start_looking_panics() {
-    let sleep = JecSleep::new(2);
-    sleep.work_found();
+#[should_panic(expected = "work_found: the JecIdle of worker 0 belongs to a different JecSleep")]
+fn work_found_with_a_foreign_idle_state_panics() {
+    let mine = JecSleep::new(1);
+    let theirs = JecSleep::new(1);
+    let idle = theirs.start_looking(0);
+    mine.work_found(idle);
 }
 
 #[test]
-fn work_found_without_start_looking_leaves_the_counters_as_they_were() {
-    let sleep = JecSleep::new(2);
-    let before = sleep.counters();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| sleep.work_found()));
+fn work_found_with_a_foreign_idle_state_leaves_both_counters_right() {
+    let mine = JecSleep::new(2);
+    let theirs = JecSleep::new(1);
+    let before = mine.counters();
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        let idle = theirs.start_looking(0);
+        mine.work_found(idle);
+    }));
     assert!(result.is_err());
     assert_eq!(
-        sleep.counters(),
+        mine.counters(),
         before,
-        "the rejected work_found moved the counters"
+        "the rejected work_found moved mine"
     );
-    // The pool still works.
-    let _idle = sleep.start_looking(0);
-    sleep.work_found();
-    assert_eq!(sleep.counters(), before);
+    // Their state ended their search as it unwound.
+    assert_counts(&theirs, (0, 0), "theirs, after the unwinding");
+    search_once(&mine, 1, "mine still works");
+}
+
+#[test]
+fn dropping_the_idle_state_ends_the_search() {
+    let sleep = JecSleep::new(1);
+    drop(sleep.start_looking(0));
+    assert_counts(&sleep, (0, 0), "after the drop");
+    search_once(&sleep, 0, "a new search");
 }
 
 #[test]
 #[should_panic(expected = "all 1 workers already are")]
-fn a_search_never_ended_is_caught_when_the_counters_are_full() {
+fn a_leaked_search_is_caught_when_the_counters_are_full() {
     let sleep = JecSleep::new(1);
-    drop(sleep.start_looking(0)); // no work_found: the search never ended
+    std::mem::forget(sleep.start_looking(0)); // the search never ends
     let _again = sleep.start_looking(0);
 }
 
@@ -124,9 +137,8 @@ fn foreign_idle_state_panic_leaves_both_counters_right() {
         mine.no_work_found(&mut idle, &latch, || false);
     }));
     assert!(result.is_err());
-    // Their search is still open (work_found ends it, not the unwinding).
-    assert_eq!(theirs.counters().inactive(), 1);
-    end_search(&theirs, "theirs");
+    // Their state ended their search as it unwound.
+    assert_counts(&theirs, (0, 0), "theirs, after the unwinding");
     assert_eq!(
         mine.counters(),
         JecSleep::new(1).counters(),
@@ -155,27 +167,20 @@ fn try_with_policy_at_the_limit_is_ok() {
     search_once(&sleep, 65_534, "the last index");
 }
 
-/// `work_found` ends a search, not the `JecIdle`'s drop: a loop that can
-/// unwind while idle ends its search on the way out, here with a guard.
+/// A loop that unwinds while idle: the `JecIdle`'s drop ends the search on
+/// the way out.
 #[test]
-fn a_worker_unwinding_while_idle_ends_its_search_with_a_guard() {
-    struct EndSearch<'a>(&'a JecSleep);
-    impl Drop for EndSearch<'_> {
-        fn drop(&mut self) {
-            self.0.work_found();
-        }
-    }
-    let sleep = JecSleep::with_policy(2, IdlePolicy::new().yield_rounds(0));
+fn a_worker_unwinding_while_idle_ends_its_search() {
+    let sleep = JecSleep::with_policy(2, IdlePolicy::rayon().yield_rounds(0));
     let latch = CoreLatch::new();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let mut idle = sleep.start_looking(0);
-        let _end = EndSearch(&sleep);
         sleep.no_work_found(&mut idle, &latch, || true); // sleepy: no final check
         assert_eq!(sleep.counters().inactive(), 1);
         panic!("job panicked");
     }));
     assert!(result.is_err());
-    assert_counts(&sleep, (0, 0), "the guard ended the search");
+    assert_counts(&sleep, (0, 0), "the drop ended the search");
     // And the worker may start looking again.
     search_once(&sleep, 0, "after the unwinding");
 }
@@ -188,11 +193,10 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
         let _second = sleep.start_looking(0);
     }));
     assert!(result.is_err());
-    // The second call counted nothing; the first search is still open.
-    assert_eq!(sleep.counters().inactive(), 1);
-    sleep.work_found();
-    let _idle = sleep.start_looking(0);
-    end_search(&sleep, "a new search after the panic");
+    // The second call counted nothing, and the first search ended as its
+    // state unwound.
+    assert_counts(&sleep, (0, 0), "after the panic");
+    search_once(&sleep, 0, "a new search after the panic");
 }
 
 /// The final check is the caller's code and runs while the worker is counted
@@ -200,7 +204,7 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
 /// must not stay SLEEPING (so a later `set` does not report a sleeper).
 #[test]
 fn a_panicking_final_check_leaves_no_phantom_sleeper() {
-    let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
+    let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     sleep.no_work_found(&mut idle, &latch, || false); // sleepy round
@@ -210,7 +214,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
     assert!(result.is_err());
     assert_eq!(sleep.counters().sleeping(), 0, "{:?}", sleep.counters());
     assert_eq!(sleep.num_sleeping(), 0);
-    end_search(&sleep, "after the panicking final check");
+    end_search(&sleep, idle, "after the panicking final check");
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
 }
 
@@ -218,7 +222,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
 /// puts the latch back.
 #[test]
 fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
-    let sleep = NotifierSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
+    let sleep = NotifierSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -226,6 +230,6 @@ fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
     }));
     assert!(result.is_err());
     assert!(!sleep.notifier().notify_one(), "a waiter was left behind");
-    sleep.work_found();
+    sleep.work_found(idle);
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
 }

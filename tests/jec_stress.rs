@@ -329,13 +329,13 @@ impl Pool {
             let mut idle = self.sleep.start_looking(me);
             while !latch.probe() {
                 if let Some(job) = self.find_work(me) {
-                    self.sleep.work_found();
+                    self.sleep.work_found(idle);
                     self.run(me, job);
                     continue 'search;
                 }
                 self.idle_round(&mut idle, latch);
             }
-            self.sleep.work_found();
+            self.sleep.work_found(idle);
         }
     }
 
@@ -351,11 +351,11 @@ impl Pool {
             let mut idle = self.sleep.start_looking(me);
             loop {
                 if self.shutdown.load(Ordering::Acquire) {
-                    self.sleep.work_found();
+                    self.sleep.work_found(idle);
                     return;
                 }
                 if let Some(job) = self.find_work(me) {
-                    self.sleep.work_found();
+                    self.sleep.work_found(idle);
                     self.run(me, job);
                     continue 'search;
                 }
@@ -624,7 +624,7 @@ fn stress_default_policy() {
 fn stress_eager_policy() {
     stress(
         "stress_eager_policy",
-        IdlePolicy::new().yield_rounds(2),
+        IdlePolicy::rayon().yield_rounds(2),
         None,
         PER_INJECTOR,
     );
@@ -637,7 +637,7 @@ fn stress_eager_policy() {
 fn stress_timed_sleeps() {
     stress(
         "stress_timed_sleeps",
-        IdlePolicy::new().yield_rounds(2),
+        IdlePolicy::rayon().yield_rounds(2),
         Some(Duration::from_micros(200)),
         PER_INJECTOR,
     );
@@ -700,5 +700,8 @@ fn counters_reach_all_asleep_when_idle_default_policy() {
 
 #[test]
 fn counters_reach_all_asleep_when_idle_eager_policy() {
-    all_asleep_when_idle("all_asleep_eager_policy", IdlePolicy::new().yield_rounds(2));
+    all_asleep_when_idle(
+        "all_asleep_eager_policy",
+        IdlePolicy::rayon().yield_rounds(2),
+    );
 }

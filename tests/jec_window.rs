@@ -20,11 +20,11 @@ use std::time::Instant;
 
 use eventcount::{CoreLatch, Counters, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
-const UNSET: &str = "CoreLatch(\"unset\")";
+const UNSET: &str = "CoreLatch { state: \"unset\", waits_for: \"a job\" }";
 
 /// Sleepy at the first empty round, tries to sleep at the second.
 fn eager(workers: usize) -> JecSleep {
-    JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
+    JecSleep::with_policy(workers, IdlePolicy::rayon().yield_rounds(0))
 }
 
 /// A round that must return before the worker registers as a sleeper: the
@@ -114,7 +114,6 @@ fn posted_between_sleepy_and_sleeping_cas(post: Post) {
     sleepy_round(&sleep, &mut idle, &latch, &what);
     let sleepy = assert_counts(&sleep, (0, 1), &what);
     assert_eq!(sleepy.jec(), start.jec().wrapping_add(1), "{what}");
-    assert_eq!(idle.rounds(), 1, "{what}");
 
     // The post: the JEC becomes odd again. Nobody sleeps, so nobody is woken.
     post.post(&sleep, 1, true);
@@ -148,15 +147,9 @@ fn posted_between_sleepy_and_sleeping_cas(post: Post) {
         "{what}: the latch must be back to unset"
     );
     assert!(!latch.probe(), "{what}");
-    // Partly woken: the next round is the sleepy round again, no new run of
-    // idle rounds.
-    assert_eq!(
-        idle.rounds(),
-        sleep.policy().rounds_until_sleepy(),
-        "{what}"
-    );
 
-    // And it does get sleepy again at once.
+    // Partly woken: the next round is the sleepy round again, with no new
+    // search.
     sleepy_round(&sleep, &mut idle, &latch, &format!("{what} again"));
     assert_eq!(
         sleep.counters().jec(),
@@ -164,7 +157,7 @@ fn posted_between_sleepy_and_sleeping_cas(post: Post) {
         "{what}"
     );
 
-    end_search(&sleep, &what);
+    end_search(&sleep, idle, &what);
 }
 
 #[test]
@@ -202,8 +195,8 @@ fn a_second_sleepy_worker_does_not_move_the_jec() {
         "an already sleepy JEC must stay put"
     );
     assert_eq!(sleepy.inactive(), 2);
-    sleep.work_found();
-    end_search(&sleep, "both workers found work");
+    sleep.work_found(idle1);
+    end_search(&sleep, idle0, "both workers found work");
 }
 
 // ---------------------------------------------------------------------------
@@ -242,7 +235,7 @@ fn post_while_registered(
         assert_eq!(sleep.num_sleeping(), 0, "{name}");
         // Fully woken: a new run of idle rounds.
         assert_eq!(idle.rounds(), 0, "{name}");
-        end_search(&sleep, name);
+        end_search(&sleep, idle, name);
         // The latch is back to unset unless the window set it.
         assert!(
             latch.probe() || latch_state(&latch) == UNSET,
@@ -288,7 +281,7 @@ fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
     // queue, so the poster wakes nobody. A second post to a non-empty queue
     // must then wake the sleeper.
     post_while_registered("awake_idle_covers_one_job", 2, |sleep, _| {
-        let _idle1 = sleep.start_looking(1);
+        let idle1 = sleep.start_looking(1);
         assert_eq!(sleep.counters().awake_but_idle(), 1);
         sleep.new_internal_jobs(1, true);
         assert_eq!(
@@ -298,25 +291,25 @@ fn post_to_empty_queue_with_an_awake_idle_worker_leaves_the_sleeper() {
         );
         assert_eq!(sleep.num_sleeping(), 1);
         sleep.new_internal_jobs(1, false);
-        sleep.work_found();
+        sleep.work_found(idle1);
     });
 }
 
 #[test]
 fn two_jobs_with_one_awake_idle_worker_wake_the_sleeper() {
     post_while_registered("awake_idle_covers_one_of_two", 2, |sleep, _| {
-        let _idle1 = sleep.start_looking(1);
+        let idle1 = sleep.start_looking(1);
         sleep.new_injected_jobs(2, true);
         assert_eq!(sleep.counters().sleeping(), 0);
-        sleep.work_found();
+        sleep.work_found(idle1);
     });
 }
 
 #[test]
 fn work_found_by_another_worker_wakes_the_sleeper() {
     post_while_registered("work_found_wakes", 2, |sleep, _| {
-        let _idle1 = sleep.start_looking(1);
-        sleep.work_found();
+        let idle1 = sleep.start_looking(1);
+        sleep.work_found(idle1);
     });
 }
 
@@ -375,7 +368,7 @@ fn latch_set_while_sleepy_stops_the_sleep() {
     }
     assert!(latch.probe());
     assert_eq!(sleep.counters().sleeping(), 0);
-    end_search(&sleep, "latch");
+    end_search(&sleep, idle, "latch");
 }
 
 #[test]
@@ -387,7 +380,7 @@ fn set_latch_while_sleepy_sets_it_and_wakes_nobody() {
     assert!(latch.probe());
     round_stopped_before_registering(&sleep, &mut idle, &latch, "set_latch");
     assert_counts(&sleep, (0, 1), "set_latch");
-    end_search(&sleep, "set_latch");
+    end_search(&sleep, idle, "set_latch");
 }
 
 #[test]
@@ -418,7 +411,7 @@ fn final_check_finding_injected_work_stops_the_sleep() {
     let again = final_check_finds_work(&sleep, &mut idle, &latch);
     assert_eq!(again.sleeping(), 0, "{again:?}");
 
-    end_search(&sleep, "found work twice");
+    end_search(&sleep, idle, "found work twice");
 }
 
 // ---------------------------------------------------------------------------
@@ -431,10 +424,9 @@ fn counters_return_to_zero_after_work_found() {
     let idles: Vec<_> = (0..3).map(|w| sleep.start_looking(w)).collect();
     let c = sleep.counters();
     assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 3, 3));
-    for _ in &idles {
-        sleep.work_found();
+    for idle in idles {
+        sleep.work_found(idle);
     }
-    drop(idles);
     assert_counts(&sleep, (0, 0), "every worker found work");
 }
 
@@ -447,22 +439,21 @@ fn counters_return_to_zero_after_a_final_check_that_found_work() {
         sleepy_round(&sleep, &mut idle, &latch, "final_check_found");
         let found = final_check_finds_work(&sleep, &mut idle, &latch);
         assert_eq!(found.inactive(), 1, "{found:?}");
-        sleep.work_found();
+        sleep.work_found(idle);
     }
     assert_counts(&sleep, (0, 0), "final_check_found");
-    // Dropping an JecIdle changes nothing: only work_found ends a search.
+    // Dropping a JecIdle ends its search too.
     let idle = sleep.start_looking(1);
     assert_eq!(sleep.counters().inactive(), 1);
     drop(idle);
-    assert_eq!(sleep.counters().inactive(), 1);
-    end_search(&sleep, "after the dropped JecIdle");
+    assert_counts(&sleep, (0, 0), "after the dropped JecIdle");
 }
 
 #[test]
-fn default_policy_gets_sleepy_after_its_yield_rounds() {
-    let sleep = JecSleep::new(1);
-    let latch = CoreLatch::new();
-    let rounds = sleep.policy().rounds_until_sleepy();
+fn rayon_policy_gets_sleepy_after_its_yield_rounds() {
+    let sleep = JecSleep::with_policy(1, IdlePolicy::rayon());
+    let latch = CoreLatch::idle_loop();
+    let rounds = sleep.policy().rounds_until_sleepy().unwrap();
     assert_eq!(rounds, 32);
     let mut idle = sleep.start_looking(0);
     let check = FinalCheck::new();
@@ -478,7 +469,20 @@ fn default_policy_gets_sleepy_after_its_yield_rounds() {
     sleepy_round(&sleep, &mut idle, &latch, "after the yield rounds");
     let found = final_check_finds_work(&sleep, &mut idle, &latch);
     assert_eq!(found.sleeping(), 0, "{found:?}");
-    end_search(&sleep, "default policy");
+    end_search(&sleep, idle, "rayon's policy");
+}
+
+/// A fresh worker's top-level budget is the default's lower bound, zero: it
+/// gets sleepy at its first empty round, and an idle pool sleeps at once.
+#[test]
+fn default_policy_starts_with_no_search_in_the_idle_loop() {
+    let sleep = JecSleep::new(1);
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    sleepy_round(&sleep, &mut idle, &latch, "the first empty round");
+    let found = final_check_finds_work(&sleep, &mut idle, &latch);
+    assert_eq!(found.sleeping(), 0, "{found:?}");
+    end_search(&sleep, idle, "the default policy");
 }
 
 // ---------------------------------------------------------------------------
@@ -501,7 +505,7 @@ fn timed_sleep_past_its_deadline_times_out_uncounted() {
     assert_eq!(sleep.num_sleeping(), 0);
     assert_eq!(latch_state(&latch), UNSET);
     assert_eq!(idle.rounds(), 0, "back to searching from scratch");
-    end_search(&sleep, "timed out");
+    end_search(&sleep, idle, "timed out");
 }
 
 #[test]
@@ -513,7 +517,7 @@ fn timed_sleep_after_a_post_returns_notified_without_registering() {
     let now = Instant::now();
     timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "the JEC changed");
     assert_eq!(sleep.counters().sleeping(), 0);
-    sleep.work_found();
+    sleep.work_found(idle);
 }
 
 #[test]
@@ -531,7 +535,7 @@ fn timed_sleep_woken_in_the_registration_window_is_notified() {
         });
         assert_eq!(outcome, WaitOutcome::Notified);
         assert_counts(&sleep, (0, 1), "woken");
-        end_search(&sleep, "woken");
+        end_search(&sleep, idle, "woken");
     });
 }
 
@@ -544,5 +548,5 @@ fn timed_sleep_with_a_set_latch_returns_notified() {
     let now = Instant::now();
     timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "a set latch");
     assert!(latch.probe());
-    sleep.work_found();
+    sleep.work_found(idle);
 }

@@ -28,7 +28,7 @@ type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;
 /// Both protocols, each with the default policy, a short one, and the
 /// searcher cap (one searcher at a time, the tightest cap).
 fn protocols() -> Vec<(&'static str, MakeProtocol)> {
-    let capped = IdlePolicy::new().yield_rounds(2).max_searching(1);
+    let capped = IdlePolicy::rayon().yield_rounds(2).max_searching(1);
     vec![
         (
             "jec-cap",
@@ -42,7 +42,10 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
         (
             "jec-short",
             Box::new(|n| {
-                Protocol::Jec(JecSleep::with_policy(n, IdlePolicy::new().yield_rounds(2)))
+                Protocol::Jec(JecSleep::with_policy(
+                    n,
+                    IdlePolicy::rayon().yield_rounds(2),
+                ))
             }),
         ),
         (
@@ -54,7 +57,7 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
             Box::new(|n| {
                 Protocol::Notifier(NotifierSleep::with_policy(
                     n,
-                    IdlePolicy::new().yield_rounds(2),
+                    IdlePolicy::rayon().yield_rounds(2),
                 ))
             }),
         ),

@@ -176,7 +176,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
     with_watchdog(
         "a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself",
         || {
-            let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
+            let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
             let latch = CoreLatch::new();
             let deadline = Instant::now() + Duration::from_millis(5);
             let mut idle = sleep.start_looking(0);
@@ -185,7 +185,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
                 outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
             }
             assert_eq!(sleep.counters().sleeping(), 0);
-            sleep.work_found();
+            sleep.work_found(idle);
             assert_eq!(sleep.counters().inactive(), 0);
         },
     );
@@ -199,7 +199,7 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
         const WORKERS: usize = 12;
         let sleep = Arc::new(JecSleep::with_policy(
             WORKERS,
-            IdlePolicy::new().yield_rounds(1),
+            IdlePolicy::rayon().yield_rounds(1),
         ));
         let jobs = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
@@ -228,7 +228,7 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
                             deadline,
                         );
                     }
-                    sleep.work_found();
+                    sleep.work_found(idle);
                 }
             }
         });

@@ -3,14 +3,20 @@
 //! run on it and be measured against `NotifierSleep`.
 //!
 //! `EigenSleep` is `NotifierSleep` with Eigen's event count under it: the
-//! same idle rounds, the same count of awake idle workers, the same
-//! hand-off and searcher cap. Only where a notification goes differs:
+//! same count of awake idle workers and the same hand-off. Only where a
+//! notification goes differs:
 //! - a notify that finds a prepared waiter leaves an anonymous signal that
 //!   any pre-waiter's commit may take, and a cancel takes one back when
 //!   every pre-waiter holds one (eventcount hands each notification to one
 //!   waiter, and a notified canceller forwards it);
 //! - Eigen has no targeted wake, so a latch set while its owner sleeps
 //!   wakes every sleeper (eventcount wakes the owner alone).
+//!
+//! Its idle policy is a fixed count of rounds: the learned budgets in time
+//! live inside eventcount, so a timed policy gets rayon's 32 rounds here,
+//! and its searcher cap counts every idle worker, a joining one included
+//! (eventcount's cap leaves joining workers out). Benchmarks compare it with
+//! `NotifierSleep` on rayon's policy.
 //!
 //! It keeps the design's known races (see `event_count.rs`): they are part
 //! of what is measured. A pool's shutdown on it should repeat `wake_all`
@@ -65,9 +71,18 @@ fn stats_from((waits, wakes): (u64, u64)) -> SleepStats {
 }
 
 impl EigenSleep {
+    /// The rounds of the policy: a timed one gets rayon's (see the crate
+    /// docs).
+    fn rounds_until_sleepy(&self) -> u32 {
+        self.policy
+            .rounds_until_sleepy()
+            .or(IdlePolicy::rayon().rounds_until_sleepy())
+            .unwrap_or(32)
+    }
+
     fn first_round(&self, awake_idle: u32) -> u32 {
         match self.searcher_cap {
-            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
+            Some(cap) if awake_idle > cap => self.rounds_until_sleepy(),
             _ => 0,
         }
     }
@@ -79,7 +94,7 @@ impl EigenSleep {
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
-        if idle.rounds < self.policy.rounds_until_sleepy() {
+        if idle.rounds < self.rounds_until_sleepy() {
             std::thread::yield_now();
             idle.rounds += 1;
             return WaitOutcome::Notified;
@@ -181,7 +196,7 @@ impl SleepProtocol for EigenSleep {
         self.round(idle, latch, has_work, Some(deadline))
     }
 
-    fn work_found(&self) {
+    fn work_found(&self, _idle: EigenIdle) {
         if self.awake_idle.fetch_sub(1, Ordering::Relaxed) == 1 {
             // The hand-off, as in NotifierSleep.
             self.events.notify(false);

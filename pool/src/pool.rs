@@ -18,7 +18,9 @@ pub(crate) struct Shared<S: SleepProtocol + 'static> {
     pub(crate) injector: Injector<JobRef<S>>,
     pub(crate) stealers: Vec<Stealer<JobRef<S>>>,
     /// One per worker; set at shutdown. A latch rather than a flag, so that
-    /// a sleeping worker is woken through the protocol's targeted wake.
+    /// a sleeping worker is woken through the protocol's targeted wake; an
+    /// idle-loop latch, so that the policy knows a wait on it is for new
+    /// work (every other latch the workers wait on is a job's).
     pub(crate) terminate: Vec<CoreLatch>,
     pub(crate) jobs_run: AtomicU64,
     pub(crate) steals: AtomicU64,
@@ -54,7 +56,7 @@ impl<S: SleepProtocol + 'static> Pool<S> {
             sleep,
             injector: Injector::new(),
             stealers: deques.iter().map(Deque::stealer).collect(),
-            terminate: (0..threads).map(|_| CoreLatch::new()).collect(),
+            terminate: (0..threads).map(|_| CoreLatch::idle_loop()).collect(),
             jobs_run: AtomicU64::new(0),
             steals: AtomicU64::new(0),
         });

@@ -73,11 +73,11 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
             let mut idle = sleep.start_looking(self.index);
             loop {
                 if latch.probe() {
-                    sleep.work_found();
+                    sleep.work_found(idle);
                     return;
                 }
                 if let Some(job) = self.find_work() {
-                    sleep.work_found();
+                    sleep.work_found(idle);
                     self.run(job);
                     break;
                 }

@@ -55,9 +55,10 @@ impl Counters {
     }
 
     /// Workers looking for work and not asleep: they will find new work
-    /// without being woken.
+    /// without being woken. (Saturating: the protocol keeps `sleeping <=
+    /// inactive`, and a decoder must not panic on a word it is handed.)
     pub fn awake_but_idle(self) -> u32 {
-        self.inactive() - self.sleeping()
+        self.inactive().saturating_sub(self.sleeping())
     }
 
     /// The jobs event counter.
@@ -113,17 +114,35 @@ impl AtomicCounters {
         Counters(self.value.load(Ordering::Acquire))
     }
 
-    /// A worker starts looking for work. Returns the counters as they were
-    /// (`JecSleep::start_looking` checks them). Defensive AcqRel: only the
+    /// A worker starts looking for work, unless `workers` already are
+    /// (which means a search was never ended): then the word is left as it
+    /// was and the counters are the error. Ok holds the counters as they
+    /// were. A CAS loop, so that a misuse never publishes a count above
+    /// `workers` for another thread to act on. Defensive AcqRel: only the
     /// count matters, and an RMW reads the latest count whatever its
     /// ordering; every model passes with Relaxed.
     #[inline]
-    pub(crate) fn add_inactive(&self) -> Counters {
-        Counters(self.value.fetch_add(ONE_INACTIVE, Ordering::AcqRel))
+    pub(crate) fn try_add_inactive(&self, workers: usize) -> Result<Counters, Counters> {
+        let mut current = self.load();
+        loop {
+            if current.inactive() as usize >= workers {
+                return Err(current);
+            }
+            match self.value.compare_exchange_weak(
+                current.0,
+                current.0 + ONE_INACTIVE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Ok(current),
+                Err(now) => current = Counters(now),
+            }
+        }
     }
 
-    /// A worker found work. Returns the counters as they were
-    /// (`JecSleep::work_found` checks them and picks whom to wake).
+    /// A worker's search ended. Returns the counters as they were
+    /// (`JecSleep` picks whom to wake from them). Only an idle state's end
+    /// calls it, and each holds one count, so it never underflows.
     /// Load-bearing AcqRel: with Relaxed, loom finds a deadlock in
     /// `two_posters_two_sleepers`.
     #[inline]
@@ -230,7 +249,7 @@ mod tests {
     #[test]
     fn jec_wraps_without_touching_thread_counts() {
         let counters = AtomicCounters::new(u32::MAX);
-        counters.add_inactive();
+        counters.try_add_inactive(1).unwrap();
         assert_eq!(counters.load().jec(), u32::MAX);
         let after = counters.increment_jec_if(|c| c.jec_is_active());
         assert_eq!(after.jec(), 0);

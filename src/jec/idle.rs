@@ -1,20 +1,24 @@
-//! [`JecIdle`]: what an idle worker of a [`JecSleep`] carries between
+//! [`JecIdle`]: one idle period of a [`JecSleep`] worker, carried between
 //! search rounds.
 
 use super::JecSleep;
+use crate::search::Search;
 
-/// A worker's search in progress: returned by [`JecSleep::start_looking`]
-/// and passed to [`JecSleep::no_work_found`] each empty round. It carries
-/// the round count and the JEC value remembered at the sleepy announcement.
+/// A worker's search in progress: returned by [`JecSleep::start_looking`],
+/// passed to [`JecSleep::no_work_found`] each empty round, and handed back
+/// to [`JecSleep::work_found`] when the search finds work (or the latch it
+/// waits on is set).
 ///
-/// It does not end the search: [`JecSleep::work_found`] does, and it takes
-/// no `JecIdle`, because the counters it updates are anonymous (as in
-/// rayon-core, whose loop calls `work_found()` while its idle state is still
-/// in scope). Every `start_looking` needs exactly one `work_found`, also on
-/// the way out of a worker loop that unwinds; rayon-core aborts instead.
-/// Dropping the state does nothing, and a worker may hold several: a job
-/// run after `work_found` may wait on a latch and start a nested search
-/// while the outer state is still in scope, as rayon-core's `join` does.
+/// It carries the search's rounds and learned budget, the JEC value
+/// remembered at the sleepy announcement, and the worker's searcher slot
+/// when the policy caps searchers.
+///
+/// The search ends when this state goes: [`JecSleep::work_found`] takes it
+/// (and learns from the search), and dropping it ends the search too, with
+/// the same wakes but nothing learned, so a worker loop that unwinds while
+/// idle leaves the counters right. A job run after `work_found` may wait on
+/// a latch and start a nested search with a new `JecIdle`, as rayon-core's
+/// `join` does.
 ///
 /// # Examples
 ///
@@ -23,14 +27,14 @@ use super::JecSleep;
 /// let idle = sleep.start_looking(0);
 /// assert_eq!(idle.worker(), 0);
 /// assert_eq!(sleep.counters().inactive(), 1);
-/// sleep.work_found();
+/// sleep.work_found(idle);
 /// assert_eq!(sleep.counters().inactive(), 0);
 /// ```
-#[must_use = "an JecIdle is passed to no_work_found each empty round"]
+#[must_use = "a JecIdle is passed to no_work_found each empty round, then to work_found"]
 pub struct JecIdle<'a> {
     pub(super) sleep: &'a JecSleep,
     pub(super) worker: usize,
-    pub(super) rounds: u32,
+    pub(super) search: Search,
     /// The JEC value remembered when this worker got sleepy.
     pub(super) sleepy_jec: Option<u32>,
 }
@@ -42,14 +46,17 @@ impl JecIdle<'_> {
     ///
     /// ```
     /// let sleep = eventcount::JecSleep::new(3);
-    /// assert_eq!(sleep.start_looking(2).worker(), 2);
+    /// let idle = sleep.start_looking(2);
+    /// assert_eq!(idle.worker(), 2);
+    /// sleep.work_found(idle);
     /// ```
     #[must_use]
     pub fn worker(&self) -> usize {
         self.worker
     }
 
-    /// Empty rounds so far in this idle period.
+    /// Empty rounds searched so far in the current phase of this idle
+    /// period (a wake starts a new phase).
     ///
     /// # Examples
     ///
@@ -57,23 +64,25 @@ impl JecIdle<'_> {
     /// let sleep = eventcount::JecSleep::new(1);
     /// let idle = sleep.start_looking(0);
     /// assert_eq!(idle.rounds(), 0);
+    /// sleep.work_found(idle);
     /// ```
     #[must_use]
     pub fn rounds(&self) -> u32 {
-        self.rounds
+        self.search.rounds()
     }
+}
 
-    /// After a sleep: search from scratch (rounds back to zero).
-    pub(super) fn wake_fully(&mut self) {
-        self.rounds = 0;
-        self.sleepy_jec = None;
+#[cfg(all(test, loom))]
+impl JecIdle<'_> {
+    /// Whether this search holds a searcher slot (for the loom models).
+    pub(crate) fn holds_searcher_slot(&self) -> bool {
+        self.search.slot
     }
+}
 
-    /// After new work interrupted a sleep attempt: one more round, then get
-    /// sleepy again (no new run of idle rounds).
-    pub(super) fn wake_partly(&mut self) {
-        self.rounds = self.sleep.policy().rounds_until_sleepy();
-        self.sleepy_jec = None;
+impl Drop for JecIdle<'_> {
+    fn drop(&mut self) {
+        self.sleep.end_search(self);
     }
 }
 
@@ -81,7 +90,7 @@ impl std::fmt::Debug for JecIdle<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JecIdle")
             .field("worker", &self.worker)
-            .field("rounds", &self.rounds)
+            .field("search", &self.search)
             .field("sleepy_jec", &self.sleepy_jec)
             .finish()
     }

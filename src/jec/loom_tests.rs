@@ -22,7 +22,7 @@ use crate::policy::IdlePolicy;
 /// Sleepy at the first empty round, sleep at the second: no yield rounds to
 /// blow up the state space.
 fn sleep_for(workers: usize) -> JecSleep {
-    JecSleep::with_policy(workers, IdlePolicy::new().yield_rounds(0))
+    JecSleep::with_policy(workers, IdlePolicy::rayon().yield_rounds(0))
 }
 
 /// Nobody sleeping, nobody looking: every count taken was given back.
@@ -51,7 +51,7 @@ fn internal_job_between_sleepy_and_sleeping() {
             sleep.no_work_found(&mut idle, &latch, || false);
             announced.0.store(true, Ordering::Release);
             announced.1.notify();
-            search_until(&*sleep, &mut idle, &latch, || take(&local), || false);
+            search_until(&*sleep, idle, &latch, || take(&local), || false);
         });
         let poster = spawn_with!(sleep, local, announced => {
             // loom's Notify may wake spuriously: wait on the flag.
@@ -147,9 +147,9 @@ fn shutdown_wakes_everyone() {
             .map(|me| {
                 spawn_with!(sleep, shutdown => {
                     let latch = CoreLatch::new();
-                    let mut idle = sleep.start_looking(me);
+                    let idle = sleep.start_looking(me);
                     let stopping = || shutdown.load(Ordering::Acquire);
-                    search_until(&*sleep, &mut idle, &latch, stopping, stopping);
+                    search_until(&*sleep, idle, &latch, stopping, stopping);
                 })
             })
             .collect();
@@ -184,7 +184,7 @@ fn timed_sleep_keeps_the_count_exact() {
                     break;
                 }
             }
-            sleep.work_found();
+            sleep.work_found(idle);
         });
         let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
         join_all([poster, worker]);

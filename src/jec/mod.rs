@@ -8,10 +8,13 @@ mod worker;
 
 use crossbeam_utils::CachePadded;
 
+use crate::budget::{Budgets, Kind};
 use crate::error::CapacityError;
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
-use crate::policy::IdlePolicy;
+use crate::policy::{IdlePolicy, Searchers};
+use crate::search::{Search, Step};
+use crate::searchers::SearcherSlots;
 use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
 use std::time::Instant;
@@ -32,7 +35,7 @@ pub use idle::JecIdle;
 ///     let mut idle = sleep.start_looking(me);            // this worker is idle
 ///     loop {
 ///         if let Some(job) = find_work() {
-///             sleep.work_found();                    // may wake helpers
+///             sleep.work_found(idle);                // may wake helpers
 ///             run(job);
 ///             break;
 ///         }
@@ -47,7 +50,8 @@ pub use idle::JecIdle;
 /// Compared with rayon-core: the counters are one `AtomicU64` on every
 /// target (32-bit JEC, 65,535 workers); a sleeper parks on its own futex word
 /// with no mutex (the handshake with wakers is model-checked under loom); the
-/// idle rounds are an [`IdlePolicy`]. docs/jec-sleep.md lists the rest.
+/// idle rounds are an [`IdlePolicy`], by default a search budget in time
+/// that each worker learns. docs/jec-sleep.md lists the rest.
 ///
 /// # Examples
 ///
@@ -65,11 +69,11 @@ pub use idle::JecIdle;
 /// let worker = {
 ///     let (sleep, injected) = (sleep.clone(), injected.clone());
 ///     thread::spawn(move || {
-///         let latch = CoreLatch::new(); // never set in this example
+///         let latch = CoreLatch::idle_loop(); // never set in this example
 ///         let mut idle = sleep.start_looking(0);
 ///         loop {
 ///             if injected.swap(0, Ordering::AcqRel) > 0 {
-///                 sleep.work_found();
+///                 sleep.work_found(idle);
 ///                 return;
 ///             }
 ///             sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
@@ -83,10 +87,16 @@ pub use idle::JecIdle;
 /// ```
 pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
-    workers: Box<[CachePadded<WorkerSleep>]>,
+    workers: Box<[CachePadded<Worker>]>,
+    slots: SearcherSlots,
     policy: IdlePolicy,
-    /// The policy's searcher cap for this many workers (None: no cap).
-    searcher_cap: Option<u32>,
+}
+
+/// One worker's part of the protocol, on its own cache line: its sleep
+/// word, which wakers claim, and its learned budgets, which only it uses.
+struct Worker {
+    sleep: WorkerSleep,
+    budgets: Budgets,
 }
 
 impl JecSleep {
@@ -144,8 +154,8 @@ impl JecSleep {
     /// ```
     /// use eventcount::{IdlePolicy, JecSleep};
     ///
-    /// let sleep = JecSleep::with_policy(4, IdlePolicy::new().yield_rounds(8));
-    /// assert_eq!(sleep.policy().rounds_until_sleepy(), 8);
+    /// let sleep = JecSleep::with_policy(4, IdlePolicy::rayon());
+    /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(32));
     /// ```
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
         match JecSleep::try_with_policy(workers, policy) {
@@ -184,9 +194,14 @@ impl JecSleep {
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
             workers: (0..workers)
-                .map(|_| CachePadded::new(WorkerSleep::new()))
+                .map(|_| {
+                    CachePadded::new(Worker {
+                        sleep: WorkerSleep::new(),
+                        budgets: Budgets::new(&policy),
+                    })
+                })
                 .collect(),
-            searcher_cap: policy.searcher_cap(workers),
+            slots: SearcherSlots::new(&policy, workers),
             policy,
         })
     }
@@ -242,7 +257,7 @@ impl JecSleep {
     pub fn stats(&self) -> crate::SleepStats {
         self.workers
             .iter()
-            .fold(crate::SleepStats::default(), |s, w| s.add(w.counts()))
+            .fold(crate::SleepStats::default(), |s, w| s.add(w.sleep.counts()))
     }
 
     /// Number of workers asleep right now (registered and not yet claimed
@@ -256,10 +271,13 @@ impl JecSleep {
     /// ```
     #[must_use]
     pub fn num_sleeping(&self) -> usize {
-        self.workers.iter().filter(|w| w.is_sleeping()).count()
+        self.workers
+            .iter()
+            .filter(|w| w.sleep.is_sleeping())
+            .count()
     }
 
-    fn worker(&self, operation: &str, index: usize) -> &WorkerSleep {
+    fn worker(&self, operation: &str, index: usize) -> &Worker {
         match self.workers.get(index) {
             Some(worker) => worker,
             None => panic!(
@@ -270,127 +288,130 @@ impl JecSleep {
     }
 
     /// Worker `worker` found nothing in its own queue and starts searching:
-    /// it counts as inactive until [`work_found`](JecSleep::work_found).
+    /// it counts as inactive until its search ends, when the returned state
+    /// goes to [`work_found`](JecSleep::work_found) or is dropped.
     ///
     /// # Panics
     ///
     /// - if `worker` is out of range;
     /// - if every worker is already counted as looking, which means some
-    ///   earlier search never ended with `work_found`. The counters are left
-    ///   as they were. (The counters are anonymous, so a search left open
-    ///   while other workers are busy is caught only once the count is
-    ///   full.)
+    ///   earlier search was never ended (its state was leaked with
+    ///   `mem::forget`). The counters are left as they were: the count is
+    ///   checked before it is written. (The counters are anonymous, so a
+    ///   search left open while other workers are busy is caught only once
+    ///   the count is full.)
     ///
     /// # Examples
     ///
     /// ```
     /// let sleep = eventcount::JecSleep::new(2);
     /// let idle = sleep.start_looking(1);
-    /// sleep.work_found();
+    /// sleep.work_found(idle);
     /// ```
     #[inline]
     pub fn start_looking(&self, worker: usize) -> JecIdle<'_> {
         self.worker("start_looking", worker);
-        let before = self.counters.add_inactive();
-        if before.inactive() as usize >= self.workers.len() {
-            self.counters.sub_inactive();
+        if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
             panic!(
                 "start_looking: worker {worker} would be looking for work while all {} \
-                 workers already are ({before:?}); a search was started without \
-                 work_found ending it",
+                 workers already are ({counters:?}); a search was started and never ended \
+                 (was its JecIdle leaked?)",
                 self.workers.len()
             );
         }
         JecIdle {
             sleep: self,
             worker,
-            rounds: self.first_round(before.awake_but_idle() + 1),
+            search: Search::new(),
             sleepy_jec: None,
         }
     }
 
-    /// The round a worker starts searching at, when `awake_idle` workers
-    /// (itself included) are awake and idle: 0, or straight to the sleepy
-    /// round (no spin or yield rounds) if that is more than the searcher
-    /// cap allows. The count comes from the counters word: `inactive -
-    /// sleeping`, the awake idle workers.
-    #[inline]
-    fn first_round(&self, awake_idle: u32) -> u32 {
-        match self.searcher_cap {
-            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
-            _ => 0,
+    /// Whether a phase of a search of `kind` may search, per the policy's
+    /// searcher bound; `slot` is the worker's searcher slot.
+    fn may_search(&self, kind: Kind, slot: &mut bool) -> bool {
+        match self.policy.searchers {
+            // rayon PR #1314: no more idle workers awake than busy ones,
+            // every idle worker counted, a joining one included.
+            Searchers::Busy => {
+                let c = self.counters.load();
+                let busy = (self.workers.len() as u32).saturating_sub(c.inactive());
+                c.awake_but_idle() <= busy.max(1)
+            }
+            // A joining worker waits for a job in flight: never capped.
+            _ if kind == Kind::Join => true,
+            _ => self.slots.try_take(slot),
         }
     }
 
-    /// After a sleep or an attempt at one: search from round 0 again, or,
-    /// over the searcher cap, go back to sleep after one more search.
-    fn wake_fully(&self, idle: &mut JecIdle<'_>) {
-        idle.wake_fully();
-        if self.searcher_cap.is_some() {
-            idle.rounds = self.first_round(self.counters.load().awake_but_idle());
-        }
-    }
-
-    /// The calling worker, which is looking for work, found some: it no
-    /// longer counts as inactive. Wakes up to two sleepers to help, as
-    /// rayon-core does whenever any worker leaves its idle loop; with a
-    /// searcher cap, wakes one, and only if this worker was the last awake
-    /// idle one (the hand-off; see docs/jec-sleep.md, "work_found").
+    /// The calling worker's search found work (or the latch it waited on
+    /// was set): it no longer counts as inactive. Takes the search's state,
+    /// learns from it (see [`IdlePolicy`]), and ends the search.
     ///
-    /// It takes no `JecIdle`: the counters are anonymous, and a loop like
-    /// rayon-core's calls `work_found()` while its idle state is still in
-    /// scope. Call it exactly once per [`start_looking`](JecSleep::start_looking).
+    /// Ending a search wakes up to two sleepers to help, as rayon-core does
+    /// whenever any worker leaves its idle loop; with a searcher cap, it
+    /// wakes one, and only if this worker was the last awake idle one (the
+    /// hand-off; see docs/jec-sleep.md, "work_found"). Dropping the state
+    /// ends the search the same way, without learning.
     ///
     /// # Panics
     ///
-    /// If no awake worker is counted as looking: a `work_found` without its
-    /// `start_looking`. The counters are left as they were.
+    /// If `idle` came from a different `JecSleep`. The state then ends its
+    /// own search as it unwinds, and this protocol is left as it was.
     ///
     /// # Examples
     ///
     /// ```
     /// let sleep = eventcount::JecSleep::new(1);
     /// let idle = sleep.start_looking(0);
-    /// sleep.work_found();
+    /// sleep.work_found(idle);
     /// assert_eq!(sleep.counters().inactive(), 0);
     /// ```
     #[inline]
-    pub fn work_found(&self) {
+    pub fn work_found(&self, mut idle: JecIdle<'_>) {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "work_found: the JecIdle of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        idle.search
+            .found(&self.policy, &self.workers[idle.worker].budgets);
+        // Dropping the state ends the search: `end_search`.
+    }
+
+    /// The end of a search, from the state's drop: uncount the worker,
+    /// give back its searcher slot, and wake helpers.
+    #[inline]
+    fn end_search(&self, idle: &mut JecIdle<'_>) {
         let before = self.counters.sub_inactive();
-        // The caller is awake and counted inactive, so the old word counts
-        // at least one inactive worker that is not sleeping.
-        if before.awake_but_idle() == 0 {
-            self.work_found_without_start(before);
-        }
-        let to_wake = match self.searcher_cap {
+        self.slots.release(&mut idle.search.slot);
+        let to_wake = if self.slots.is_capped() {
+            // The hand-off: the last awake idle worker wakes one sleeper to
+            // search in its place. A post that an awake idle worker covered
+            // woke nobody, and that worker may be taking other work: this
+            // is what keeps such a job from waiting while a worker sleeps.
+            if before.awake_but_idle() == 1 {
+                before.sleeping().min(1)
+            } else {
+                0
+            }
+        } else {
             // Rayon's rule: up to two sleepers, whenever any worker leaves
             // its idle loop.
-            None => before.sleeping().min(2),
-            // The hand-off: the last searcher wakes one sleeper to search
-            // in its place, since what it found suggests more may be queued.
-            Some(_) if before.awake_but_idle() == 1 => before.sleeping().min(1),
-            Some(_) => 0,
+            before.sleeping().min(2)
         };
         if to_wake > 0 {
             self.wake_any(to_wake);
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn work_found_without_start(&self, before: Counters) -> ! {
-        self.counters.add_inactive();
-        panic!(
-            "work_found: no awake worker is looking for work ({before:?}); \
-             each work_found must end a search begun with start_looking"
-        );
-    }
-
-    /// One empty search round. Rounds before the sleepy round pass per the
-    /// [`IdlePolicy`]; the sleepy round announces sleepiness through the
-    /// JEC; the round after tries to sleep, which happens only if no job was
-    /// posted since, `latch` is not set, and `has_injected_jobs()` is false
-    /// after the sleeper is registered.
+    /// One empty search round. The rounds of the search pass per the
+    /// [`IdlePolicy`]; then the sleepy round announces sleepiness through
+    /// the JEC; the round after tries to sleep, which happens only if no job
+    /// was posted since, `latch` is not set, and `has_injected_jobs()` is
+    /// false after the sleeper is registered. `latch` also says which kind
+    /// of wait this is ([`CoreLatch::idle_loop`] or a job's latch), which
+    /// the first round of the search reads.
     ///
     /// `has_injected_jobs` must report work posted from outside the pool
     /// (anything announced with `new_injected_jobs`): it is the final check
@@ -405,14 +426,14 @@ impl JecSleep {
     /// ```
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(1));
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(1));
     /// let latch = CoreLatch::new();
     /// let mut idle = sleep.start_looking(0);
     /// sleep.no_work_found(&mut idle, &latch, || false); // yields
     /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
     /// latch.set();
     /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
-    /// sleep.work_found();
+    /// sleep.work_found(idle);
     /// ```
     pub fn no_work_found(
         &self,
@@ -441,8 +462,8 @@ impl JecSleep {
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, WaitOutcome};
     /// use std::time::{Duration, Instant};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::new().yield_rounds(0));
-    /// let latch = CoreLatch::new();
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+    /// let latch = CoreLatch::idle_loop();
     /// let deadline = Instant::now() + Duration::from_millis(2);
     /// let mut idle = sleep.start_looking(0);
     /// let mut outcome = WaitOutcome::Notified;
@@ -450,7 +471,7 @@ impl JecSleep {
     ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// }
     /// assert_eq!(sleep.counters().sleeping(), 0);
-    /// sleep.work_found();
+    /// sleep.work_found(idle);
     /// ```
     pub fn no_work_found_until(
         &self,
@@ -483,17 +504,21 @@ impl JecSleep {
             "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
             idle.worker
         );
-        let sleepy_round = self.policy.rounds_until_sleepy();
-        if idle.rounds < sleepy_round {
-            self.policy.pause(idle.rounds);
-            idle.rounds += 1;
-        } else if idle.rounds == sleepy_round && idle.sleepy_jec.is_none() {
-            idle.sleepy_jec = Some(self.announce_sleepy());
-            // Saturating: a policy of u32::MAX rounds must not wrap here.
-            idle.rounds = idle.rounds.saturating_add(1);
-            sync::yield_now();
-        } else {
-            return self.sleep(idle, latch, has_injected_jobs, deadline);
+        let budgets = &self.workers[idle.worker].budgets;
+        let step = idle
+            .search
+            .next_step(latch, &self.policy, budgets, |kind, slot| {
+                self.may_search(kind, slot)
+            });
+        match step {
+            Step::Search(round) => self.policy.pause(round),
+            Step::Sleepy => {
+                // No longer searching: the slot goes to whoever needs it.
+                self.slots.release(&mut idle.search.slot);
+                idle.sleepy_jec = Some(self.announce_sleepy());
+                sync::yield_now();
+            }
+            Step::Sleep => return self.sleep(idle, latch, has_injected_jobs, deadline),
         }
         WaitOutcome::Notified
     }
@@ -513,7 +538,7 @@ impl JecSleep {
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
-        let worker = &self.workers[idle.worker];
+        let worker = &self.workers[idle.worker].sleep;
         // 1. UNSET -> SLEEPY; fails only if the latch is set.
         if !latch.get_sleepy() {
             return WaitOutcome::Notified;
@@ -523,7 +548,7 @@ impl JecSleep {
         // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
         if !latch.fall_asleep() {
             worker.abandon();
-            self.wake_fully(idle);
+            idle.search.search_again();
             return WaitOutcome::Notified;
         }
         let sleepy_jec = idle
@@ -533,9 +558,11 @@ impl JecSleep {
         loop {
             let counters = self.counters.load();
             if counters.jec() != sleepy_jec {
-                // Work was posted since we got sleepy: search again.
+                // Work was posted since we got sleepy: one more search
+                // round, then sleepy again (no new search phase).
                 worker.abandon();
-                idle.wake_partly();
+                idle.sleepy_jec = None;
+                idle.search.sleepy_again();
                 latch.wake_up();
                 return WaitOutcome::Notified;
             }
@@ -546,7 +573,7 @@ impl JecSleep {
         // 5. Counted. A waker may already have found us registering.
         if worker.finish_registering() == Registration::WakeRequested {
             self.counters.sub_sleeping();
-            self.wake_fully(idle);
+            idle.search.search_again();
             latch.wake_up();
             return WaitOutcome::Notified;
         }
@@ -564,18 +591,21 @@ impl JecSleep {
         std::mem::forget(guard);
         if work_is_waiting {
             self.unregister(worker, latch);
-            self.wake_fully(idle);
+            idle.search.search_again();
             return WaitOutcome::Notified;
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
+        idle.search.sleeping();
         let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
+            idle.search.search_again();
             WaitOutcome::TimedOut
         } else {
+            idle.search.woken();
             WaitOutcome::Notified
         };
-        self.wake_fully(idle);
+        idle.sleepy_jec = None;
         latch.wake_up();
         outcome
     }
@@ -716,7 +746,7 @@ impl JecSleep {
 
     /// Wake worker `index` if it is asleep or about to be. True if it was.
     fn wake_specific(&self, index: usize) -> bool {
-        let worker = &self.workers[index];
+        let worker = &self.workers[index].sleep;
         match worker.claim() {
             Wake::WokeSleeper => {
                 // The waker uncounts the sleeper, before the syscall, so
@@ -743,6 +773,12 @@ impl JecSleep {
                 }
             }
         }
+    }
+
+    /// Searcher slots taken right now (for the loom models' checks).
+    #[cfg(all(test, loom))]
+    pub(crate) fn searcher_slots_taken(&self) -> u32 {
+        self.slots.taken()
     }
 
     /// Test hook: see `AtomicCounters::add_jec_wrapping`.
@@ -773,6 +809,7 @@ impl std::fmt::Debug for JecSleep {
             .field("workers", &self.workers.len())
             .field("counters", &self.counters.load())
             .field("num_sleeping", &self.num_sleeping())
+            .field("searcher_slots", &self.slots)
             .field("policy", &self.policy)
             .finish()
     }

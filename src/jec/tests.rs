@@ -17,7 +17,8 @@ use crate::test_support::{
 
 /// One worker, sleepy at the first empty round, JEC starting at `jec | 1`.
 fn eager_at(jec: u32) -> JecSleep {
-    JecSleep::with_initial_jec(1, IdlePolicy::new().yield_rounds(0), jec).expect("one worker fits")
+    JecSleep::with_initial_jec(1, IdlePolicy::rayon().yield_rounds(0), jec)
+        .expect("one worker fits")
 }
 
 /// What only a unit test can see after a sleepy round: the worker
@@ -90,11 +91,15 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
             "{what}: partly woken = sleepy round again"
         );
         assert_eq!(idle.sleepy_jec, None, "{what}");
-        assert_eq!(format!("{latch:?}"), "CoreLatch(\"unset\")", "{what}");
+        assert_eq!(
+            format!("{latch:?}"),
+            "CoreLatch { state: \"unset\", waits_for: \"a job\" }",
+            "{what}"
+        );
     }
     assert_eq!(expected, 11, "the cycles must have crossed the wrap");
 
-    let end = end_search(&sleep, "after the cycles");
+    let end = end_search(&sleep, idle, "after the cycles");
     assert_eq!(end.jec(), expected);
 }
 
@@ -132,10 +137,14 @@ fn rollover_caught_by_final_check(name: &'static str, start: u32) {
         assert_counts(&sleep, (0, 1), name);
         assert_eq!(sleep.num_sleeping(), 0, "{name}");
         assert!(!latch.probe(), "{name}");
-        assert_eq!(format!("{latch:?}"), "CoreLatch(\"unset\")", "{name}");
+        assert_eq!(
+            format!("{latch:?}"),
+            "CoreLatch { state: \"unset\", waits_for: \"a job\" }",
+            "{name}"
+        );
         assert_eq!(idle.rounds(), 0, "{name}: fully woken");
 
-        end_search(&sleep, name);
+        end_search(&sleep, idle, name);
     });
 }
 
@@ -173,8 +182,7 @@ fn rollover_then_post_while_registered_wakes_the_sleeper() {
             false
         });
         assert_counts(&sleep, (0, 1), what);
-        sleep.work_found();
-        drop(idle);
+        sleep.work_found(idle);
         assert_counts(&sleep, (0, 0), what);
     });
 }

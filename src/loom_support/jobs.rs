@@ -29,25 +29,25 @@ pub(crate) fn inject_one<S: SleepProtocol>(sleep: &S, injector: &AtomicUsize) {
 /// then the search ends. `has_work` is each round's final check.
 pub(crate) fn search_until<S: SleepProtocol>(
     sleep: &S,
-    idle: &mut S::Idle<'_>,
+    mut idle: S::Idle<'_>,
     latch: &CoreLatch,
     mut found: impl FnMut() -> bool,
     has_work: impl Fn() -> bool,
 ) {
     while !found() {
-        sleep.no_work_found(idle, latch, &has_work);
+        sleep.no_work_found(&mut idle, latch, &has_work);
     }
-    sleep.work_found();
+    sleep.work_found(idle);
 }
 
-/// Worker `me`'s idle loop until it has taken one job from `injector`; its
-/// final check looks at the injector too.
+/// Worker `me`'s top-level idle loop until it has taken one job from
+/// `injector`; its final check looks at the injector too.
 pub(crate) fn run_one_job<S: SleepProtocol>(sleep: &S, me: usize, injector: &AtomicUsize) {
-    let latch = CoreLatch::new();
-    let mut idle = sleep.start_looking(me);
+    let latch = CoreLatch::idle_loop();
+    let idle = sleep.start_looking(me);
     search_until(
         sleep,
-        &mut idle,
+        idle,
         &latch,
         || take(injector),
         || injector.load(Ordering::Acquire) > 0,
@@ -57,6 +57,6 @@ pub(crate) fn run_one_job<S: SleepProtocol>(sleep: &S, me: usize, injector: &Ato
 /// Worker `me` sleeps against `latch` (no other work exists) until it sees
 /// the latch set.
 pub(crate) fn sleep_until_set<S: SleepProtocol>(sleep: &S, me: usize, latch: &CoreLatch) {
-    let mut idle = sleep.start_looking(me);
-    search_until(sleep, &mut idle, latch, || latch.probe(), || false);
+    let idle = sleep.start_looking(me);
+    search_until(sleep, idle, latch, || latch.probe(), || false);
 }

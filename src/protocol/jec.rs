@@ -50,8 +50,8 @@ impl SleepProtocol for JecSleep {
     }
 
     #[inline]
-    fn work_found(&self) {
-        JecSleep::work_found(self)
+    fn work_found(&self, idle: JecIdle<'_>) {
+        JecSleep::work_found(self, idle)
     }
 
     #[inline]

@@ -1,6 +1,11 @@
 //! Loom models run through the [`SleepProtocol`] trait, on both protocols:
 //! the `NotifierSleep` adapter's latch steps and the trait's post and wake
 //! paths. Every actor is a spawned thread (see `jec/loom_tests.rs`).
+//!
+//! The latch and injection models also run on the smallest and the largest
+//! search budget a timed policy can have: no wake may depend on the budget.
+//! Under loom the largest (the default's upper bound, 200 µs) lasts two
+//! search rounds (`sync/clock.rs`), for a top-level search and a join alike.
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -8,14 +13,28 @@ use loom::sync::Arc;
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
 use crate::loom_support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
-use crate::policy::IdlePolicy;
+use crate::policy::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
 use crate::protocol::NotifierSleep;
 use crate::protocol::SleepProtocol;
+use std::time::Duration;
 
-/// One worker, sleepy at the first empty round: no yield rounds to blow up
-/// the state space.
-fn one_worker<S: SleepProtocol>() -> S {
-    S::try_with_policy(1, IdlePolicy::new().yield_rounds(0)).expect("one worker fits")
+/// Sleepy at the first empty round: no yield rounds to blow up the state
+/// space.
+const EAGER: IdlePolicy = IdlePolicy::rayon().yield_rounds(0);
+
+/// A timed policy fixed at the default's smallest budget: no search round.
+const SMALLEST: IdlePolicy = IdlePolicy::new().search_budget(Duration::ZERO, Duration::ZERO);
+
+/// A timed policy fixed at the default's largest budget: two search rounds
+/// under loom, before every sleep, in the idle loop and in a join.
+const LARGEST: IdlePolicy = IdlePolicy::new().search_budget(
+    Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
+    Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
+);
+
+/// One worker with `policy`.
+fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {
+    S::try_with_policy(1, policy).expect("one worker fits")
 }
 
 /// Set `latch`, owned by worker 0, and wake the owner only if `set` says it
@@ -28,9 +47,9 @@ fn set_and_notify<S: SleepProtocol>(latch: &CoreLatch, sleep: &S) {
 
 /// The owner sleeps against its latch; another thread sets it and wakes the
 /// owner only if `set` says it sleeps.
-fn latch_wakes_owner<S: SleepProtocol + 'static>() {
-    check(3, || {
-        let sleep = Arc::new(one_worker::<S>());
+fn latch_wakes_owner<S: SleepProtocol + 'static>(policy: IdlePolicy) {
+    check(3, move || {
+        let sleep = Arc::new(one_worker::<S>(policy));
         let latch = Arc::new(CoreLatch::new());
         let owner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));
         let setter = spawn_with!(sleep, latch => set_and_notify(&latch, &*sleep));
@@ -46,7 +65,7 @@ fn latch_wakes_owner<S: SleepProtocol + 'static>() {
 /// return a stale value that nothing orders before it.
 fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>() {
     check(3, || {
-        let sleep = Arc::new(one_worker::<S>());
+        let sleep = Arc::new(one_worker::<S>(EAGER));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let owner = spawn_with!(sleep, latch, result => {
@@ -66,9 +85,9 @@ fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>() {
 }
 
 /// A job injected from outside reaches a worker in any phase of its sleep.
-fn injected_job_runs<S: SleepProtocol + 'static>() {
-    check(2, || {
-        let sleep = Arc::new(one_worker::<S>());
+fn injected_job_runs<S: SleepProtocol + 'static>(policy: IdlePolicy) {
+    check(2, move || {
+        let sleep = Arc::new(one_worker::<S>(policy));
         let jobs = Arc::new(AtomicUsize::new(0));
         let worker = spawn_with!(sleep, jobs => run_one_job(&*sleep, 0, &jobs));
         let poster = spawn_with!(sleep, jobs => inject_one(&*sleep, &jobs));
@@ -78,12 +97,32 @@ fn injected_job_runs<S: SleepProtocol + 'static>() {
 
 #[test]
 fn notifier_sleep_latch_wakes_owner() {
-    latch_wakes_owner::<NotifierSleep>();
+    latch_wakes_owner::<NotifierSleep>(EAGER);
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner() {
-    latch_wakes_owner::<JecSleep>();
+    latch_wakes_owner::<JecSleep>(EAGER);
+}
+
+#[test]
+fn notifier_sleep_latch_wakes_owner_smallest_budget() {
+    latch_wakes_owner::<NotifierSleep>(SMALLEST);
+}
+
+#[test]
+fn jec_sleep_latch_wakes_owner_smallest_budget() {
+    latch_wakes_owner::<JecSleep>(SMALLEST);
+}
+
+#[test]
+fn notifier_sleep_latch_wakes_owner_largest_budget() {
+    latch_wakes_owner::<NotifierSleep>(LARGEST);
+}
+
+#[test]
+fn jec_sleep_latch_wakes_owner_largest_budget() {
+    latch_wakes_owner::<JecSleep>(LARGEST);
 }
 
 #[test]
@@ -98,10 +137,43 @@ fn jec_sleep_latch_publishes_the_setters_writes() {
 
 #[test]
 fn notifier_sleep_injected_job_runs() {
-    injected_job_runs::<NotifierSleep>();
+    injected_job_runs::<NotifierSleep>(EAGER);
 }
 
 #[test]
 fn jec_sleep_injected_job_runs() {
-    injected_job_runs::<JecSleep>();
+    injected_job_runs::<JecSleep>(EAGER);
+}
+
+#[test]
+fn notifier_sleep_injected_job_runs_smallest_budget() {
+    injected_job_runs::<NotifierSleep>(SMALLEST);
+}
+
+#[test]
+fn jec_sleep_injected_job_runs_smallest_budget() {
+    injected_job_runs::<JecSleep>(SMALLEST);
+}
+
+#[test]
+fn notifier_sleep_injected_job_runs_largest_budget() {
+    injected_job_runs::<NotifierSleep>(LARGEST);
+}
+
+#[test]
+fn jec_sleep_injected_job_runs_largest_budget() {
+    injected_job_runs::<JecSleep>(LARGEST);
+}
+
+/// The default policy, which learns: its budgets start at zero in the idle
+/// loop and under one loom step in a join, and every sleep it measures is
+/// short, so each hit raises them.
+#[test]
+fn notifier_sleep_injected_job_runs_default_policy() {
+    injected_job_runs::<NotifierSleep>(IdlePolicy::new());
+}
+
+#[test]
+fn jec_sleep_injected_job_runs_default_policy() {
+    injected_job_runs::<JecSleep>(IdlePolicy::new());
 }

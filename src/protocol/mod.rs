@@ -9,6 +9,8 @@ mod notifier;
 #[cfg(all(test, loom))]
 mod loom_cap_tests;
 #[cfg(all(test, loom))]
+mod loom_join_tests;
+#[cfg(all(test, loom))]
 mod loom_tests;
 
 use std::time::Instant;
@@ -28,10 +30,17 @@ pub use notifier::{NotifierIdle, NotifierSleep};
 /// ```text
 /// let mut idle = sleep.start_looking(me);
 /// loop {
-///     if let Some(job) = find_work() { sleep.work_found(); run(job); break; }
+///     if let Some(job) = find_work() { sleep.work_found(idle); run(job); break; }
 ///     sleep.no_work_found(&mut idle, &latch, || any_work_visible());
 /// }
 /// ```
+///
+/// The same loop serves a worker's top-level idle loop and its waits for a
+/// job in flight (the stolen half of a `join`): the latch tells them apart.
+/// The top-level loop waits on [`CoreLatch::idle_loop`], set only to stop
+/// the worker; any other latch ([`CoreLatch::new`]) is set by a job, and a
+/// worker waiting on it is joining: the idle policy sizes its search for
+/// the job, and never counts it against a searcher cap.
 ///
 /// Posting work: push first, then `new_internal_jobs` (the worker's own
 /// queue) or `new_injected_jobs` (a queue fed from outside the pool). A
@@ -65,11 +74,11 @@ pub use notifier::{NotifierIdle, NotifierSleep};
 /// use std::thread;
 ///
 /// fn run_one_job<S: SleepProtocol>(sleep: &S, jobs: &AtomicUsize) {
-///     let latch = CoreLatch::new();
+///     let latch = CoreLatch::idle_loop();
 ///     let mut idle = sleep.start_looking(0);
 ///     loop {
 ///         if jobs.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok() {
-///             sleep.work_found();
+///             sleep.work_found(idle);
 ///             return;
 ///         }
 ///         sleep.no_work_found(&mut idle, &latch, || jobs.load(Ordering::Acquire) > 0);
@@ -110,13 +119,17 @@ pub trait SleepProtocol: Send + Sync + Sized {
     #[must_use]
     fn capacity(&self) -> usize;
 
-    /// Worker `worker` ran out of local work and starts searching.
+    /// Worker `worker` ran out of local work and starts searching. The
+    /// search lasts until the returned state goes back to
+    /// [`work_found`](SleepProtocol::work_found), or is dropped.
     fn start_looking(&self, worker: usize) -> Self::Idle<'_>;
 
     /// One search round found nothing. May spin, yield, or sleep. The
     /// protocol calls `has_work` after announcing itself and before it
     /// sleeps; it must report any work this worker would run (at least all
-    /// work announced with `new_injected_jobs`).
+    /// work announced with `new_injected_jobs`). `latch` is what the worker
+    /// waits on; its kind ([`CoreLatch::is_idle_loop`]) is read at the first
+    /// round.
     fn no_work_found(
         &self,
         idle: &mut Self::Idle<'_>,
@@ -137,11 +150,12 @@ pub trait SleepProtocol: Send + Sync + Sized {
         deadline: Instant,
     ) -> WaitOutcome;
 
-    /// The calling worker's search found work (or its latch was set): it
-    /// is no longer idle. Exactly once per `start_looking`. It takes no idle
-    /// state: idle workers are counted anonymously, and a loop such as
-    /// rayon-core's calls it while the state is still in scope.
-    fn work_found(&self);
+    /// The worker's search found work (or its latch was set): it is no
+    /// longer idle. Takes the search's state, so each `start_looking` ends
+    /// exactly once; the policy learns from how the search went. Dropping
+    /// the state also ends the search, without learning: a loop that
+    /// unwinds while idle leaves the protocol's counts right.
+    fn work_found(&self, idle: Self::Idle<'_>);
 
     /// `n` jobs were pushed to the calling worker's own queue.
     fn new_internal_jobs(&self, n: u32, queue_was_empty: bool);

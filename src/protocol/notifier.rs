@@ -6,11 +6,14 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::SleepProtocol;
+use crate::budget::{Budgets, Kind};
 use crate::error::CapacityError;
 use crate::latch::CoreLatch;
 use crate::notifier::Notifier;
 use crate::outcome::WaitOutcome;
-use crate::policy::IdlePolicy;
+use crate::policy::{IdlePolicy, Searchers};
+use crate::search::{Search, Step};
+use crate::searchers::SearcherSlots;
 use crate::stats::SleepStats;
 use crate::sync::{AtomicU32, Ordering};
 
@@ -23,14 +26,15 @@ use crate::sync::{AtomicU32, Ordering};
 /// SLEEPING so a latch setter knows when to wake it.
 ///
 /// Awake idle workers are counted in one shared word, as rayon counts its
-/// inactive ones: `start_looking` and a wake add one, `work_found` and
-/// going to sleep take one off. A post wakes only as many sleepers as the
-/// awake idle workers cannot cover (when the queue was empty before it),
-/// and costs one fence plus one load when nobody sleeps. The last awake
-/// idle worker to find work wakes one sleeper to search in its place (the
-/// hand-off), and the policy's searcher cap sends workers over it straight
-/// to sleep. docs/notifier.md, "NotifierSleep", has the word's layout, its
-/// orderings and why no wake is lost.
+/// inactive ones: `start_looking` and a wake add one, the end of a search
+/// and going to sleep take one off. A post wakes only as many sleepers as
+/// the awake idle workers cannot cover (when the queue was empty before
+/// it), and costs one fence plus one load when nobody sleeps. The last
+/// awake idle worker to find work wakes one sleeper to search in its place
+/// (the hand-off), and the searcher cap sends workers over it straight to
+/// sleep. docs/notifier.md,
+/// "NotifierSleep", has the word's layout, its orderings and why no wake
+/// is lost.
 ///
 /// A latch wake is [`Notifier::notify_waiter`]: the owner and nobody else.
 ///
@@ -39,7 +43,7 @@ use crate::sync::{AtomicU32, Ordering};
 /// ```
 /// use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol};
 ///
-/// let sleep = NotifierSleep::with_policy(4, IdlePolicy::new().yield_rounds(8));
+/// let sleep = NotifierSleep::with_policy(4, IdlePolicy::rayon().yield_rounds(8));
 /// assert_eq!(sleep.capacity(), 4);
 /// sleep.new_internal_jobs(1, true); // nobody sleeps: one fence, one load
 /// ```
@@ -53,12 +57,15 @@ pub struct NotifierSleep {
     /// |-------|--------------|-------------------------------------------|
     /// | 0..32 | `awake_idle` | idle workers that are not asleep (≤ capacity) |
     awake_idle: CachePadded<AtomicU32>,
+    /// Each worker's learned search budgets (only that worker uses them).
+    budgets: Box<[CachePadded<Budgets>]>,
+    slots: SearcherSlots,
     policy: IdlePolicy,
-    /// The policy's searcher cap for this many workers (None: no cap).
-    searcher_cap: Option<u32>,
 }
 
-/// What an idle worker of a [`NotifierSleep`] pool carries between rounds.
+/// What an idle worker of a [`NotifierSleep`] pool carries between rounds:
+/// its search, which ends when this state goes to `work_found` or is
+/// dropped (as [`JecIdle`](crate::JecIdle)'s does).
 ///
 /// # Examples
 ///
@@ -68,14 +75,28 @@ pub struct NotifierSleep {
 /// let sleep = NotifierSleep::new(2);
 /// let idle = sleep.start_looking(1);
 /// assert_eq!(idle.worker(), 1);
-/// sleep.work_found();
+/// sleep.work_found(idle);
 /// ```
 #[derive(Debug)]
-#[must_use = "a NotifierIdle is passed to no_work_found each empty round"]
+#[must_use = "a NotifierIdle is passed to no_work_found each empty round, then to work_found"]
 pub struct NotifierIdle<'a> {
     sleep: &'a NotifierSleep,
     worker: usize,
-    rounds: u32,
+    search: Search,
+}
+
+#[cfg(all(test, loom))]
+impl NotifierIdle<'_> {
+    /// Whether this search holds a searcher slot (for the loom models).
+    pub(crate) fn holds_searcher_slot(&self) -> bool {
+        self.search.slot
+    }
+}
+
+impl Drop for NotifierIdle<'_> {
+    fn drop(&mut self) {
+        self.sleep.end_search(self);
+    }
 }
 
 impl NotifierIdle<'_> {
@@ -85,7 +106,11 @@ impl NotifierIdle<'_> {
     ///
     /// ```
     /// use eventcount::{NotifierSleep, SleepProtocol};
-    /// assert_eq!(NotifierSleep::new(1).start_looking(0).worker(), 0);
+    ///
+    /// let sleep = NotifierSleep::new(1);
+    /// let idle = sleep.start_looking(0);
+    /// assert_eq!(idle.worker(), 0);
+    /// sleep.work_found(idle);
     /// ```
     #[must_use]
     pub fn worker(&self) -> usize {
@@ -145,8 +170,8 @@ impl NotifierSleep {
     ///
     /// ```
     /// use eventcount::{IdlePolicy, NotifierSleep};
-    /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::new().spin_rounds(4));
-    /// assert_eq!(sleep.policy().rounds_until_sleepy(), 36);
+    /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().spin_rounds(4));
+    /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(36));
     /// ```
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
         match NotifierSleep::try_with_policy(workers, policy) {
@@ -170,7 +195,10 @@ impl NotifierSleep {
         Ok(NotifierSleep {
             notifier: Notifier::try_new(workers)?,
             awake_idle: CachePadded::new(AtomicU32::new(0)),
-            searcher_cap: policy.searcher_cap(workers),
+            budgets: (0..workers)
+                .map(|_| CachePadded::new(Budgets::new(&policy)))
+                .collect(),
+            slots: SearcherSlots::new(&policy, workers),
             policy,
         })
     }
@@ -193,7 +221,7 @@ impl NotifierSleep {
     ///
     /// ```
     /// let sleep = eventcount::NotifierSleep::new(1);
-    /// assert_eq!(sleep.policy().rounds_until_sleepy(), 32);
+    /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
     /// ```
     pub fn policy(&self) -> &IdlePolicy {
         &self.policy
@@ -262,6 +290,12 @@ impl NotifierSleep {
         self.awake_idle.load(Ordering::Relaxed)
     }
 
+    /// Searcher slots taken right now (for the loom models' checks).
+    #[cfg(all(test, loom))]
+    pub(crate) fn searcher_slots_taken(&self) -> u32 {
+        self.slots.taken()
+    }
+
     /// One empty round; a sleep it starts ends at `deadline` if given.
     fn round(
         &self,
@@ -276,14 +310,22 @@ impl NotifierSleep {
             "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
-        if idle.rounds < self.policy.rounds_until_sleepy() {
-            self.policy.pause(idle.rounds);
-            idle.rounds += 1;
+        let step = idle.search.next_step(
+            latch,
+            &self.policy,
+            &self.budgets[idle.worker],
+            |kind, slot| self.may_search(kind, slot),
+        );
+        if let Step::Search(round) = step {
+            self.policy.pause(round);
             return WaitOutcome::Notified;
         }
-        idle.rounds = 0;
+        // The search is over (the notifier needs no sleepy announcement):
+        // no longer a searcher, and one sleep attempt this round.
+        self.slots.release(&mut idle.search.slot);
         // UNSET -> SLEEPY: fails only if the latch is set.
         if !latch.get_sleepy() {
+            idle.search.search_again();
             return WaitOutcome::Notified;
         }
         // Leave the awake idle count before the WaitFence in prepare_wait:
@@ -302,31 +344,61 @@ impl NotifierSleep {
         let outcome = if !latch.fall_asleep() {
             // Set meanwhile: its setter saw SLEEPY and will not wake us.
             self.notifier.cancel_wait(wait);
+            idle.search.search_again();
             WaitOutcome::Notified
         } else if has_work() {
             // If the caller's check panics, the token's drop cancels the
             // wait and `awake_again` counts us back.
             self.notifier.cancel_wait(wait);
+            idle.search.search_again();
             WaitOutcome::Notified
-        } else if let Some(deadline) = deadline {
-            self.notifier.commit_wait_until(wait, deadline)
         } else {
-            self.notifier.commit_wait(wait);
-            WaitOutcome::Notified
+            idle.search.sleeping();
+            let outcome = match deadline {
+                Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
+                None => {
+                    self.notifier.commit_wait(wait);
+                    WaitOutcome::Notified
+                }
+            };
+            match outcome {
+                WaitOutcome::Notified => idle.search.woken(),
+                WaitOutcome::TimedOut => idle.search.search_again(),
+            }
+            outcome
         };
         drop(awake_again);
-        idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed));
         outcome
     }
 
-    /// The round a worker starts searching at when `awake_idle` workers
-    /// (itself included) are awake and idle: 0, or the sleepy round (no
-    /// spin or yield rounds) if that is more than the searcher cap allows.
-    #[inline]
-    fn first_round(&self, awake_idle: u32) -> u32 {
-        match self.searcher_cap {
-            Some(cap) if awake_idle > cap => self.policy.rounds_until_sleepy(),
-            _ => 0,
+    /// Whether a phase of a search of `kind` may search, per the policy's
+    /// searcher bound; `slot` is the worker's searcher slot.
+    fn may_search(&self, kind: Kind, slot: &mut bool) -> bool {
+        match self.policy.searchers {
+            // rayon PR #1314: no more idle workers awake than busy ones.
+            // This protocol does not count its sleepers, so they count as
+            // busy here.
+            Searchers::Busy => {
+                let awake_idle = self.awake_idle.load(Ordering::Relaxed);
+                let busy = (self.capacity() as u32).saturating_sub(awake_idle);
+                awake_idle <= busy.max(1)
+            }
+            // A joining worker waits for a job in flight: never capped.
+            _ if kind == Kind::Join => true,
+            _ => self.slots.try_take(slot),
+        }
+    }
+
+    /// The end of a search, from the idle state's drop: uncount the worker
+    /// and give back its searcher slot. The last awake idle worker wakes one
+    /// sleeper to search in its place (the hand-off): a post that it
+    /// covered woke nobody, and it may be taking other work (one fence and
+    /// one load if none sleeps).
+    fn end_search(&self, idle: &mut NotifierIdle<'_>) {
+        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        self.slots.release(&mut idle.search.slot);
+        if before == 1 {
+            self.notifier.notify_one();
         }
     }
 
@@ -368,19 +440,25 @@ impl SleepProtocol for NotifierSleep {
             worker < capacity,
             "start_looking: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
         );
-        let before = self.awake_idle.fetch_add(1, Ordering::Relaxed);
-        if before as usize >= capacity {
-            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        // Check before write: a count above the capacity is never
+        // published, not even for a moment that another thread could act on.
+        // Relaxed, as every access to the count (see AwakeAgain).
+        let counted = self
+            .awake_idle
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                ((n as usize) < capacity).then_some(n + 1)
+            });
+        if counted.is_err() {
             panic!(
                 "start_looking: worker {worker} would be looking for work while all \
-                 {capacity} workers already are; a search was started without work_found \
-                 ending it"
+                 {capacity} workers already are; a search was started and never ended \
+                 (was its NotifierIdle leaked?)"
             );
         }
         NotifierIdle {
             sleep: self,
             worker,
-            rounds: self.first_round(before + 1),
+            search: Search::new(),
         }
     }
 
@@ -404,21 +482,14 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
-    fn work_found(&self) {
-        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        if before == 0 {
-            self.awake_idle.fetch_add(1, Ordering::Relaxed);
-            panic!(
-                "work_found: no awake worker of this NotifierSleep is looking for work; \
-                 each work_found must end a search begun with start_looking"
-            );
-        }
-        if before == 1 {
-            // The hand-off: the last awake idle worker found work, so more
-            // may be queued that posters left to it. Wake one sleeper to
-            // search in its place (one fence and one load if none sleeps).
-            self.notifier.notify_one();
-        }
+    fn work_found(&self, mut idle: NotifierIdle<'_>) {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "work_found: the idle state of worker {} belongs to a different NotifierSleep",
+            idle.worker
+        );
+        idle.search.found(&self.policy, &self.budgets[idle.worker]);
+        // Dropping the state ends the search: `end_search`.
     }
 
     #[inline]

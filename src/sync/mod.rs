@@ -21,7 +21,8 @@
 //! - loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
 //!   models `fence(SeqCst)` exactly. Every Dekker-style handshake in this
 //!   crate is therefore an explicit `fence(SeqCst)`.
-//! - loom has no clock: a timed wait times out at once (`loom.rs`).
+//! - loom has no clock: a timed wait times out at once (`loom.rs`), and a
+//!   `Stopwatch` advances by a fixed step per read (`clock.rs`).
 //! - loom cannot model spinning on another thread: `spin_loop` and
 //!   `yield_now` are loom yields, and protocol code never spins waiting for
 //!   another thread anyway.
@@ -45,7 +46,20 @@ mod backend;
 ))]
 #[path = "portable.rs"]
 mod backend;
+mod clock;
 mod word;
 
 pub(crate) use backend::{fence, spin_loop, yield_now, AtomicU32, AtomicU64, Ordering, KIND};
+pub(crate) use clock::Stopwatch;
 pub(crate) use word::Futex;
+
+/// Atomics that the loom models do not see, for values that only one
+/// thread writes and that no other thread acts on: the futex words'
+/// syscall counts, and each worker's learned search budgets. They are
+/// std's atomics in every build, Relaxed, so they never grow a model's
+/// state space; a model still replays exactly, since each is read only by
+/// the thread that wrote it (or by a `Debug` or statistics snapshot).
+pub(crate) mod unmodeled {
+    pub(crate) use std::sync::atomic::Ordering::Relaxed;
+    pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};
+}

@@ -6,8 +6,7 @@
 //! re-check the word: a real futex returns on signals and stale wakes, and
 //! the lock-based backends would otherwise hide a missing Acquire.
 
-use std::sync::atomic::AtomicU64 as CountU64;
-use std::sync::atomic::Ordering::Relaxed;
+use super::unmodeled::{AtomicU64 as CountU64, Relaxed};
 use std::time::Instant;
 
 use super::backend::Parker;

@@ -1,6 +1,6 @@
 //! What tests assert about `JecSleep`'s counters.
 
-use super::{Counters, JecSleep};
+use super::{Counters, JecIdle, JecSleep};
 
 /// The counts of sleeping and of inactive workers are `expected`. Returns
 /// the counters for further checks.
@@ -10,9 +10,9 @@ pub fn assert_counts(sleep: &JecSleep, expected: (u32, u32), what: &str) -> Coun
     c
 }
 
-/// The last searching worker finds work: nobody is left sleeping or idle.
-/// Returns the counters for further checks.
-pub fn end_search(sleep: &JecSleep, what: &str) -> Counters {
-    sleep.work_found();
+/// The last searching worker, whose search `idle` is, finds work: nobody is
+/// left sleeping or idle. Returns the counters for further checks.
+pub fn end_search(sleep: &JecSleep, idle: JecIdle<'_>, what: &str) -> Counters {
+    sleep.work_found(idle);
     assert_counts(sleep, (0, 0), what)
 }

@@ -1,0 +1,194 @@
+//! [`Search`]: one worker's idle period, as both protocols step it: which
+//! kind of wait it is, how long its search may last, and what its sleeps
+//! teach the worker's budget (docs/idle-policy.md).
+//!
+//! An idle period is a run of *phases*. Each phase searches (rounds that
+//! pause), then gets sleepy, then tries to sleep; a wake starts a new
+//! phase. The protocols decide what "sleepy" and "sleep" mean; this type
+//! only decides when each comes, from the [`IdlePolicy`], and learns.
+
+use crate::budget::{Budgets, Kind, Outcome, SHORT_SLEEP_NS};
+use crate::latch::CoreLatch;
+use crate::policy::{IdlePolicy, Search as Length};
+use crate::sync::Stopwatch;
+
+/// What an empty round does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Search round `n` of this phase: pass the time with the policy.
+    Search(u32),
+    /// The search is over: announce sleepiness (the JEC protocol) or try
+    /// to sleep at once (the notifier).
+    Sleepy,
+    /// Try to sleep.
+    Sleep,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// A phase starts at the next round.
+    Start,
+    Search,
+    Sleepy,
+    Sleep,
+}
+
+/// One idle period of one worker.
+#[derive(Debug)]
+pub(crate) struct Search {
+    /// Set at the first empty round, from the latch.
+    kind: Kind,
+    started: bool,
+    phase: Phase,
+    /// Rounds searched in this phase.
+    rounds: u32,
+    /// This phase's budget (timed policies).
+    budget_ns: u32,
+    /// Started at the first empty round (timed policies only: a policy of
+    /// rounds never reads the clock).
+    clock: Option<Stopwatch>,
+    phase_started_ns: u64,
+    sleep_started_ns: u64,
+    /// A wake ended the last sleep, and no round has run since: if the next
+    /// round comes, the wake found nothing.
+    woke: bool,
+    /// This worker holds one of the searcher cap's slots.
+    pub(crate) slot: bool,
+}
+
+impl Search {
+    pub(crate) fn new() -> Self {
+        Search {
+            kind: Kind::Idle,
+            started: false,
+            phase: Phase::Start,
+            rounds: 0,
+            budget_ns: 0,
+            clock: None,
+            phase_started_ns: 0,
+            sleep_started_ns: 0,
+            woke: false,
+            slot: false,
+        }
+    }
+
+    /// Empty rounds searched in this phase.
+    pub(crate) fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    fn now_ns(&mut self) -> u64 {
+        self.clock.as_mut().map_or(0, Stopwatch::elapsed_ns)
+    }
+
+    /// What this empty round does. At the start of a phase,
+    /// `may_search(kind, &mut slot)` says whether the searcher cap lets the
+    /// worker search (it may take a slot); a phase right after an empty
+    /// wake skips its search if the policy says so.
+    pub(crate) fn next_step(
+        &mut self,
+        latch: &CoreLatch,
+        policy: &IdlePolicy,
+        budgets: &Budgets,
+        may_search: impl FnOnce(Kind, &mut bool) -> bool,
+    ) -> Step {
+        if self.phase == Phase::Start {
+            self.start_phase(latch, policy, budgets, may_search);
+        }
+        if self.phase == Phase::Search {
+            let within = match policy.search {
+                Length::Rounds { spin, yields, .. } => self.rounds < spin.saturating_add(yields),
+                Length::Timed { .. } => {
+                    self.now_ns() - self.phase_started_ns < u64::from(self.budget_ns)
+                }
+            };
+            if within {
+                let round = self.rounds;
+                self.rounds = self.rounds.saturating_add(1);
+                return Step::Search(round);
+            }
+            self.phase = Phase::Sleepy;
+        }
+        if self.phase == Phase::Sleepy {
+            self.phase = Phase::Sleep;
+            return Step::Sleepy;
+        }
+        Step::Sleep
+    }
+
+    fn start_phase(
+        &mut self,
+        latch: &CoreLatch,
+        policy: &IdlePolicy,
+        budgets: &Budgets,
+        may_search: impl FnOnce(Kind, &mut bool) -> bool,
+    ) {
+        if !self.started {
+            self.started = true;
+            self.kind = latch.waits_for();
+            if matches!(policy.search, Length::Timed { .. }) {
+                self.clock = Some(Stopwatch::start());
+            }
+        }
+        // A round after a wake means the wake found nothing: with the
+        // policy's rule, sleep again at once. The budget is not changed:
+        // such a wake tells about whoever woke us, not about our search.
+        let empty_wake = std::mem::take(&mut self.woke);
+        self.rounds = 0;
+        self.budget_ns = budgets.get(self.kind);
+        self.phase_started_ns = self.now_ns();
+        let skip = empty_wake && policy.empty_wake_sleeps;
+        self.phase = if !skip && may_search(self.kind, &mut self.slot) {
+            Phase::Search
+        } else {
+            Phase::Sleepy
+        };
+    }
+
+    /// A sleep begins now (after the final check, just before parking).
+    pub(crate) fn sleeping(&mut self) {
+        self.sleep_started_ns = self.now_ns();
+    }
+
+    /// A wake ended the sleep: a new phase starts at the next round, which,
+    /// if it comes, means the wake found nothing.
+    pub(crate) fn woken(&mut self) {
+        self.phase = Phase::Start;
+        self.rounds = 0;
+        self.woke = true;
+    }
+
+    /// The attempt to sleep ended without a sleep (the latch, the final
+    /// check, a waker that came first, or the deadline): a new phase starts
+    /// at the next round.
+    pub(crate) fn search_again(&mut self) {
+        self.phase = Phase::Start;
+        self.rounds = 0;
+    }
+
+    /// Work was posted while the worker registered: get sleepy again at
+    /// the next round, without a new search.
+    pub(crate) fn sleepy_again(&mut self) {
+        self.phase = Phase::Sleepy;
+    }
+
+    /// The idle period ended with work found (or the latch set): learn
+    /// whether the phase that found it was a hit or a miss (timed policies
+    /// only; a policy of rounds never started the clock).
+    pub(crate) fn found(&mut self, policy: &IdlePolicy, budgets: &Budgets) {
+        if self.clock.is_none() {
+            return;
+        }
+        let now = self.now_ns();
+        let outcome = if std::mem::take(&mut self.woke)
+            && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS
+        {
+            Outcome::Miss
+        } else {
+            Outcome::Hit {
+                ns: now.saturating_sub(self.phase_started_ns),
+            }
+        };
+        budgets.learn(policy, self.kind, outcome);
+    }
+}

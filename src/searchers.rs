@@ -1,0 +1,87 @@
+//! [`SearcherSlots`]: the searcher cap's count of workers searching from
+//! their top-level idle loop.
+//!
+//! | bits  | field       | meaning                                              |
+//! |-------|-------------|------------------------------------------------------|
+//! | 0..32 | `searching` | top-level searchers holding a slot (≤ the cap)        |
+//!
+//! A worker takes a slot when a search phase of its top-level loop starts
+//! and gives it back when it gets sleepy or ends its search. A joining
+//! worker never takes one. The count is only a bound on how many workers
+//! burn CPU at once: no wake depends on it, because a worker the cap sends
+//! to sleep still makes the protocol's final check first. So every access
+//! is Relaxed; only the read-modify-writes' atomicity matters, which keeps
+//! the count within the cap. (Which worker wakes a sleeper to take over
+//! searching, the hand-off, follows the protocol's count of awake idle
+//! workers, not this one: see `end_search` in each protocol.)
+
+use crossbeam_utils::CachePadded;
+
+use crate::policy::IdlePolicy;
+use crate::sync::{AtomicU32, Ordering};
+
+/// The slots of a capped policy (none without a fixed cap).
+pub(crate) struct SearcherSlots {
+    searching: CachePadded<AtomicU32>,
+    cap: Option<u32>,
+}
+
+impl SearcherSlots {
+    pub(crate) fn new(policy: &IdlePolicy, workers: usize) -> Self {
+        SearcherSlots {
+            searching: CachePadded::new(AtomicU32::new(0)),
+            cap: policy.searcher_cap(workers),
+        }
+    }
+
+    /// True if the policy caps the top-level searchers.
+    #[inline]
+    pub(crate) fn is_capped(&self) -> bool {
+        self.cap.is_some()
+    }
+
+    /// Take a slot for a worker that holds none, if the cap has one free
+    /// (or there is no cap). True if the worker may search; `held` says
+    /// whether it holds a slot now.
+    #[inline]
+    pub(crate) fn try_take(&self, held: &mut bool) -> bool {
+        let Some(cap) = self.cap else {
+            return true;
+        };
+        if *held {
+            return true;
+        }
+        // Check before write: a full cap is never exceeded, not even for a
+        // moment that another worker could observe.
+        *held = self
+            .searching
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < cap).then_some(n + 1)
+            })
+            .is_ok();
+        *held
+    }
+
+    /// Give back the slot `held` says the worker holds, if any.
+    #[inline]
+    pub(crate) fn release(&self, held: &mut bool) {
+        if std::mem::take(held) {
+            let before = self.searching.fetch_sub(1, Ordering::Relaxed);
+            debug_assert!(before > 0, "SearcherSlots::release: no slot was taken");
+        }
+    }
+
+    /// Slots taken right now (a snapshot, for tests and `Debug`).
+    pub(crate) fn taken(&self) -> u32 {
+        self.searching.load(Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Debug for SearcherSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearcherSlots")
+            .field("searching", &self.taken())
+            .field("cap", &self.cap)
+            .finish()
+    }
+}

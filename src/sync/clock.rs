@@ -1,0 +1,57 @@
+//! [`Stopwatch`]: how long an idle worker has searched, and how long it
+//! slept.
+//!
+//! Idle budgets are in time, so the protocols read a clock on their idle
+//! paths (never on a post). In production that is `Instant`, a vDSO read
+//! of tens of nanoseconds next to a search round that yields the CPU.
+//!
+//! loom has no clock, and a model must take the same path every time it
+//! replays a schedule. Under loom a stopwatch therefore advances by a fixed
+//! step, [`LOOM_STEP`], each time it is read. A search phase reads it once
+//! when it starts and once per round, so the default policy's largest
+//! budget (200 µs) lasts two rounds in a model, and a budget under one step
+//! none; every sleep measures a step or two. The models choose their
+//! budgets with that in mind (`protocol/loom_tests.rs`).
+
+/// A running measurement, started by [`Stopwatch::start`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stopwatch {
+    #[cfg(not(all(test, loom)))]
+    started: std::time::Instant,
+    #[cfg(all(test, loom))]
+    reads: u64,
+}
+
+/// Under loom, how far a stopwatch advances per read, in nanoseconds: a
+/// third of the default policy's largest search budget, rounded up, so
+/// that budget lasts two rounds in a model.
+#[cfg(all(test, loom))]
+pub(crate) const LOOM_STEP: u64 = (crate::policy::DEFAULT_MAX_SEARCH_NS as u64).div_ceil(3);
+
+impl Stopwatch {
+    /// A stopwatch reading zero now.
+    #[inline]
+    pub(crate) fn start() -> Self {
+        Stopwatch {
+            #[cfg(not(all(test, loom)))]
+            started: std::time::Instant::now(),
+            #[cfg(all(test, loom))]
+            reads: 0,
+        }
+    }
+
+    /// Nanoseconds since [`start`](Stopwatch::start), saturating at
+    /// `u64::MAX`.
+    #[inline]
+    pub(crate) fn elapsed_ns(&mut self) -> u64 {
+        #[cfg(not(all(test, loom)))]
+        {
+            u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        }
+        #[cfg(all(test, loom))]
+        {
+            self.reads += 1;
+            self.reads * LOOM_STEP
+        }
+    }
+}
