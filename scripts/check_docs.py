@@ -36,6 +36,7 @@ EXTERNAL = {
     "has_injected_job", "find_work", "take_local_job", "wait_until", "AtomicCounters",
     "max_num_threads", "SpinLatch", "OnceLatch", "CountLatch", "LockLatch", "AbortIfPanic",
     "set_and_tickle_one", "check_repeat_unbounded", "run_with_small_stack", "wake_fully",
+    "join_context_second",
     "run_with_large_stack", "stack_overflow_crash", "web_spin_lock", "inject_broadcast",
     "AtomicUsize", "par_iter", "par_sort", "ThreadPoolBuilder", "rayon_core",
     # std, parking_lot, crossbeam, event-listener, tokio

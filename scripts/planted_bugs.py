@@ -138,11 +138,11 @@ CASES = [
     (
         "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
         "src/protocol/notifier.rs",
-        """        let wait = self.notifier.prepare_wait(idle.worker);
-        let outcome = if !latch.fall_asleep() {""",
-        """        let fell_asleep = latch.fall_asleep();
+        """        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {""",
+        """        let set = !latch.get_sleepy() || !latch.fall_asleep();
+        self.notifier.cancel_wait(wait);
         let wait = self.notifier.prepare_wait(idle.worker);
-        let outcome = if !fell_asleep {""",
+        let outcome = if set || has_work() {""",
         "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
@@ -203,10 +203,10 @@ CASES = [
         "notifier_sleep: the awake idle count is decremented twice on the way to sleep",
         "src/protocol/notifier.rs",
         """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        let awake_again = AwakeAgain {""",
+        // 3. The announcement""",
         """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
         self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        let awake_again = AwakeAgain {""",
+        // 3. The announcement""",
         "protocol::loom_cap_tests::notifier_sleep_cap_burst_against_full_searchers",
         "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
     ),
@@ -268,11 +268,23 @@ CASES = [
     (
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
         "src/protocol/notifier.rs",
-        """        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        self.slots.release(&mut idle.search.slot);""",
-        """        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);""",
+        """        self.slots.release(&mut idle.search.slot);
+        let hand_off = match idle.prepared.take() {""",
+        """        let hand_off = match idle.prepared.take() {""",
         "protocol::loom_join_tests::notifier_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
+    ),
+    (
+        "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
+        "src/protocol/notifier.rs",
+        """        idle.prepared = Some(idle.sleep.notifier.prepare_wait(idle.worker));
+        std::mem::forget(count_back);""",
+        """        let wait = idle.sleep.notifier.prepare_wait(idle.worker);
+        std::mem::forget(count_back);
+        return self.sleep(idle, wait, latch, has_work, deadline);""",
+        "protocol::loom_tests::notifier_sleep_internal_job_reaches_a_sleeper",
+        "a job pushed to the poster's own queue before the announcement is seen by no search: "
+        "the final check does not look there, and the poster waits for the sleeper",
     ),
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",

@@ -225,6 +225,8 @@ fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
     let sleep = NotifierSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
+    // The announcement round: on the waiter stack, no check yet.
+    sleep.no_work_found(&mut idle, &latch, || panic!("checked too early"));
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         sleep.no_work_found(&mut idle, &latch, || panic!("re-check failed"));
     }));

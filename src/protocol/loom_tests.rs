@@ -7,12 +7,14 @@
 //! Under loom the largest (the default's upper bound, 200 µs) lasts two
 //! search rounds (`sync/clock.rs`), for a top-level search and a join alike.
 
-use loom::sync::atomic::{AtomicUsize, Ordering};
-use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use loom::sync::{Arc, Notify};
 
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
-use crate::loom_support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
+use crate::loom_support::{
+    check, inject_one, join_all, run_one_job, search_until, sleep_until_set, spawn_with, take,
+};
 use crate::policy::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
 use crate::protocol::NotifierSleep;
 use crate::protocol::SleepProtocol;
@@ -34,7 +36,12 @@ const LARGEST: IdlePolicy = IdlePolicy::new().search_budget(
 
 /// One worker with `policy`.
 fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {
-    S::try_with_policy(1, policy).expect("one worker fits")
+    workers_with(1, policy)
+}
+
+/// `workers` workers with `policy`.
+fn workers_with<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
+    S::try_with_policy(workers, policy).expect("the workers fit")
 }
 
 /// Set `latch`, owned by worker 0, and wake the owner only if `set` says it
@@ -92,6 +99,42 @@ fn injected_job_runs<S: SleepProtocol + 'static>(policy: IdlePolicy) {
         let worker = spawn_with!(sleep, jobs => run_one_job(&*sleep, 0, &jobs));
         let poster = spawn_with!(sleep, jobs => inject_one(&*sleep, &jobs));
         join_all([poster, worker]);
+    });
+}
+
+/// A worker pushes a job to its own queue, which the other worker's final
+/// check does not look at (rayon-core's `has_injected_job` looks only at the
+/// injector and the worker's own deque), and then waits for the other
+/// worker to take it, as rayon-core's `join_context` test does with a
+/// barrier. On `NotifierSleep` the job must reach the other worker in any
+/// phase of its sleep: a post before its announcement is seen by the search
+/// its caller makes after it, and one after it finds it on the waiter stack.
+///
+/// `JecSleep` promises less for such posts: an internal post has no fence,
+/// and a job its poster does not run itself may wait (docs/jec-sleep.md,
+/// "Internal jobs"), so this model runs on `NotifierSleep` alone.
+#[test]
+fn notifier_sleep_internal_job_reaches_a_sleeper() {
+    check(2, || {
+        let sleep = Arc::new(workers_with::<NotifierSleep>(2, EAGER));
+        let local = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::new((AtomicBool::new(false), Notify::new()));
+        let thief = spawn_with!(sleep, local, taken => {
+            let latch = CoreLatch::idle_loop();
+            let idle = sleep.start_looking(1);
+            search_until(&*sleep, idle, &latch, || take(&local), || false);
+            taken.0.store(true, Ordering::Release);
+            taken.1.notify();
+        });
+        let owner = spawn_with!(sleep, local, taken => {
+            let was_empty = local.fetch_add(1, Ordering::Release) == 0;
+            sleep.new_internal_jobs(1, was_empty);
+            // loom's Notify may wake spuriously: wait on the flag.
+            while !taken.0.load(Ordering::Acquire) {
+                taken.1.wait();
+            }
+        });
+        join_all([owner, thief]);
     });
 }
 

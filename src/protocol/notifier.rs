@@ -9,7 +9,7 @@ use super::SleepProtocol;
 use crate::budget::{Budgets, Kind};
 use crate::error::CapacityError;
 use crate::latch::CoreLatch;
-use crate::notifier::Notifier;
+use crate::notifier::{Notifier, PreparedWait};
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
 use crate::search::{Search, Step};
@@ -83,6 +83,9 @@ pub struct NotifierIdle<'a> {
     sleep: &'a NotifierSleep,
     worker: usize,
     search: Search,
+    /// The announcement: the worker is on the waiter stack, out of the
+    /// awake idle count, and its caller is making its last search.
+    prepared: Option<PreparedWait<'a>>,
 }
 
 #[cfg(all(test, loom))]
@@ -267,8 +270,8 @@ impl NotifierSleep {
 }
 
 /// Ends a sleep attempt, however it ends (a commit, a cancel, or the
-/// caller's check unwinding): the latch back from SLEEPING to UNSET, and
-/// the worker counted awake and idle again.
+/// caller's check unwinding): the latch back from SLEEPING to UNSET (if it
+/// got that far), and the worker counted awake and idle again.
 struct AwakeAgain<'a> {
     awake_idle: &'a AtomicU32,
     latch: &'a CoreLatch,
@@ -277,9 +280,18 @@ struct AwakeAgain<'a> {
 impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
         self.latch.wake_up();
+        CountBack(self.awake_idle);
+    }
+}
+
+/// Counts the worker back among the awake idle ones when dropped.
+struct CountBack<'a>(&'a AtomicU32);
+
+impl Drop for CountBack<'_> {
+    fn drop(&mut self) {
         // Relaxed: a poster that misses this increment wakes one more
         // sleeper than needed, never one fewer.
-        self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        self.0.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -310,6 +322,9 @@ impl NotifierSleep {
             "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
+        if let Some(wait) = idle.prepared.take() {
+            return self.sleep(idle, wait, latch, has_work, deadline);
+        }
         let step = idle.search.next_step(
             latch,
             &self.policy,
@@ -320,39 +335,56 @@ impl NotifierSleep {
             self.policy.pause(round);
             return WaitOutcome::Notified;
         }
-        // The search is over (the notifier needs no sleepy announcement):
-        // no longer a searcher, and one sleep attempt this round.
+        // 1. The search is over: no longer a searcher.
         self.slots.release(&mut idle.search.slot);
-        // UNSET -> SLEEPY: fails only if the latch is set.
-        if !latch.get_sleepy() {
-            idle.search.search_again();
-            return WaitOutcome::Notified;
-        }
-        // Leave the awake idle count before the WaitFence in prepare_wait:
-        // a poster that reads the count after its NotifyFence and still
-        // sees us there is ordered before our re-check, which then sees its
-        // work (docs/notifier.md, "NotifierSleep"). Relaxed: the fences
-        // order it.
+        // 2. Leave the awake idle count before the WaitFence in
+        //    prepare_wait: a poster that reads the count after its
+        //    NotifyFence and still sees us there is ordered before our
+        //    WaitFence, and the search our caller makes next sees its work
+        //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
+        //    it.
         self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        // 3. The announcement: on the waiter stack, then the WaitFence. If
+        //    it panics (the slot already in use), count us back.
+        let count_back = CountBack(&self.awake_idle);
+        // (Through `idle.sleep`, which is `self`: the token lives as long
+        // as the idle state.)
+        idle.prepared = Some(idle.sleep.notifier.prepare_wait(idle.worker));
+        std::mem::forget(count_back);
+        // 4. Back to the caller, who searches every queue once more: the
+        //    re-check of the event count, and the one that sees work pushed
+        //    to a queue `has_work` does not look at (a worker's own deque).
+        WaitOutcome::Notified
+    }
+
+    /// The round after the announcement: the caller searched every queue
+    /// since `wait` was prepared and found nothing. Steps 5–8 of
+    /// docs/notifier.md, "NotifierSleep".
+    fn sleep(
+        &self,
+        idle: &mut NotifierIdle<'_>,
+        wait: PreparedWait<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+    ) -> WaitOutcome {
+        // However this ends (a commit, a cancel, or the caller's check
+        // unwinding, when the token's drop cancels): the latch back to
+        // UNSET, and the worker counted awake and idle again.
         let awake_again = AwakeAgain {
             awake_idle: &self.awake_idle,
             latch,
         };
-        // On the waiter stack before the latch says SLEEPING, so a setter
-        // that sees SLEEPING and notifies reaches us.
-        let wait = self.notifier.prepare_wait(idle.worker);
-        let outcome = if !latch.fall_asleep() {
-            // Set meanwhile: its setter saw SLEEPY and will not wake us.
-            self.notifier.cancel_wait(wait);
-            idle.search.search_again();
-            WaitOutcome::Notified
-        } else if has_work() {
-            // If the caller's check panics, the token's drop cancels the
-            // wait and `awake_again` counts us back.
+        // 5. UNSET -> SLEEPY -> SLEEPING, after the worker is on the waiter
+        //    stack, so a setter that sees SLEEPING and notifies reaches it.
+        //    Either step fails only if the latch is set.
+        // 6. The final check, as the protocols' contract names it.
+        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {
             self.notifier.cancel_wait(wait);
             idle.search.search_again();
             WaitOutcome::Notified
         } else {
+            // 7. Sleep until notified, or until the deadline.
             idle.search.sleeping();
             let outcome = match deadline {
                 Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
@@ -367,6 +399,7 @@ impl NotifierSleep {
             }
             outcome
         };
+        // 8. Awake again.
         drop(awake_again);
         outcome
     }
@@ -393,11 +426,20 @@ impl NotifierSleep {
     /// and give back its searcher slot. The last awake idle worker wakes one
     /// sleeper to search in its place (the hand-off): a post that it
     /// covered woke nobody, and it may be taking other work (one fence and
-    /// one load if none sleeps).
+    /// one load if none sleeps). A worker that announced itself and found
+    /// work in its last search leaves the waiter set instead (a
+    /// notification it was handed goes on to the next waiter), and hands
+    /// off if nobody is left awake and idle.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
-        let before = self.awake_idle.fetch_sub(1, Ordering::Relaxed);
         self.slots.release(&mut idle.search.slot);
-        if before == 1 {
+        let hand_off = match idle.prepared.take() {
+            Some(wait) => {
+                self.notifier.cancel_wait(wait);
+                self.awake_idle.load(Ordering::Relaxed) == 0
+            }
+            None => self.awake_idle.fetch_sub(1, Ordering::Relaxed) == 1,
+        };
+        if hand_off {
             self.notifier.notify_one();
         }
     }
@@ -459,6 +501,7 @@ impl SleepProtocol for NotifierSleep {
             sleep: self,
             worker,
             search: Search::new(),
+            prepared: None,
         }
     }
 
