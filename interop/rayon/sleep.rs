@@ -3,16 +3,25 @@
 //! This file is eventcount's, not rayon's: `scripts/rayon-suite` writes it
 //! into a scratch copy of rayon-core as `src/sleep/mod.rs`, in place of
 //! rayon's own sleep module (docs/rayon.md in the eventcount repository).
-//! The rest of rayon-core calls it exactly as it called the original: the
-//! `Sleep` type, its seven methods and `THREADS_MAX`.
+//! The rest of rayon-core calls it as it called the original: the `Sleep`
+//! type, its seven methods and `THREADS_MAX`, except that `work_found`
+//! takes the idle state that `start_looking` returned (two lines of
+//! `registry.rs`), and the `terminate` latch is an idle-loop latch (one line
+//! of `latch.rs`), so that a wait on any other latch is a join.
 //!
 //! The protocol is a feature of the patched crate: `jec` (the default) runs
 //! `eventcount::JecSleep`, the same jobs-event-counter protocol rayon-core
 //! ships; `notifier` runs `eventcount::NotifierSleep`, the event count;
 //! `eigen` runs the benchmark peer `eventcount_eigen::EigenSleep`. cargo's
 //! features are additive and rayon asks for the default ones, so `eigen`
-//! wins over `notifier`, which wins over `jec`. The feature `cap` adds
-//! the searcher cap (`IdlePolicy::max_searching_half`). Every call below
+//! wins over `notifier`, which wins over `jec`.
+//!
+//! The idle policy is eventcount's default (a search budget in time that
+//! each worker learns, and at most half the pool searching) unless a
+//! feature picks another, in this order of precedence, lowest first:
+//! `nocap` is the default without its searcher cap, `rayon-policy` is
+//! rayon's 32 yield rounds, and `pr1314-adaptive` and `pr1314-bounded` are
+//! the two policies of rayon PR #1314 (on rayon's rounds). Every call below
 //! goes through the `SleepProtocol` trait, so the shim is written once for
 //! all of them.
 
@@ -26,9 +35,15 @@ type Protocol = eventcount::NotifierSleep;
 #[cfg(not(any(feature = "notifier", feature = "eigen")))]
 type Protocol = eventcount::JecSleep;
 
-/// rayon's own policy (32 yield rounds), with the searcher cap if asked.
-const POLICY: IdlePolicy = if cfg!(feature = "cap") {
-    IdlePolicy::new().max_searching_half()
+/// The policy the features ask for (see the module docs).
+const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
+    IdlePolicy::rayon().max_searching_busy()
+} else if cfg!(feature = "pr1314-adaptive") {
+    IdlePolicy::rayon().sleep_after_empty_wake()
+} else if cfg!(feature = "rayon-policy") {
+    IdlePolicy::rayon()
+} else if cfg!(feature = "nocap") {
+    IdlePolicy::new().max_searching_all()
 } else {
     IdlePolicy::new()
 };
@@ -57,8 +72,8 @@ impl<P: SleepProtocol> Sleep<P> {
     }
 
     #[inline]
-    pub(super) fn work_found(&self) {
-        self.protocol.work_found();
+    pub(super) fn work_found(&self, idle_state: P::Idle<'_>) {
+        self.protocol.work_found(idle_state);
     }
 
     #[inline]

@@ -26,60 +26,60 @@ pub struct Options {
     #[arg(long, default_value_t = 11)]
     rounds: usize,
     /// The builds to compare with stock rayon (always run, twice):
-    /// comma-separated names from jec, jec-cap, notifier, notifier-cap,
-    /// eigen, or `all`.
+    /// comma-separated names from jec, jec-nocap, notifier, notifier-nocap,
+    /// jec-rayon, pr1314-adaptive, pr1314-bounded, eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
     builds: Builds,
     /// Print the rows as JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// Run only these benches: comma-separated from B5, par, sat, B6, B7,
+    /// B8 (all of them by default).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 /// One build of the workloads: stock rayon, or rayon-core patched onto a
-/// protocol (with or without the searcher cap).
+/// protocol, with a policy (eventcount's default if none is named).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Build {
     name: &'static str,
     /// None: stock rayon-core.
     protocol: Option<Protocol>,
-    cap: bool,
+    /// The patched rayon-core's policy feature, if not the default.
+    policy: Option<&'static str>,
 }
 
 const STOCK: Build = Build {
     name: "stock",
     protocol: None,
-    cap: false,
+    policy: None,
 };
 
 /// The second stock run of every round: the same binary as `STOCK`.
 const STOCK_AGAIN: &str = "stock again";
 
-const PATCHED: [Build; 5] = [
+/// The policy features of the patched rayon-core (see the shim), lowest
+/// precedence first.
+const POLICY_FEATURES: [&str; 4] = ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
+
+const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static str>) -> Build {
     Build {
-        name: "jec",
-        protocol: Some(Protocol::Jec),
-        cap: false,
-    },
-    Build {
-        name: "jec-cap",
-        protocol: Some(Protocol::Jec),
-        cap: true,
-    },
-    Build {
-        name: "notifier",
-        protocol: Some(Protocol::Notifier),
-        cap: false,
-    },
-    Build {
-        name: "notifier-cap",
-        protocol: Some(Protocol::Notifier),
-        cap: true,
-    },
-    Build {
-        name: "eigen",
-        protocol: Some(Protocol::Eigen),
-        cap: false,
-    },
+        name,
+        protocol: Some(protocol),
+        policy,
+    }
+}
+
+const PATCHED: [Build; 8] = [
+    patched("jec", Protocol::Jec, None),
+    patched("jec-nocap", Protocol::Jec, Some("nocap")),
+    patched("notifier", Protocol::Notifier, None),
+    patched("notifier-nocap", Protocol::Notifier, Some("nocap")),
+    patched("jec-rayon", Protocol::Jec, Some("rayon-policy")),
+    patched("pr1314-adaptive", Protocol::Jec, Some("pr1314-adaptive")),
+    patched("pr1314-bounded", Protocol::Jec, Some("pr1314-bounded")),
+    patched("eigen", Protocol::Eigen, Some("rayon-policy")),
 ];
 
 /// The `--builds` list: one value, so that `all` can stand for several.
@@ -115,8 +115,8 @@ impl Build {
             return format!("\"={RAYON_CORE_VERSION}\"");
         };
         let mut features = vec![format!("\"{}\"", protocol.feature())];
-        if self.cap {
-            features.push("\"cap\"".into());
+        if let Some(policy) = self.policy {
+            features.push(format!("\"{policy}\""));
         }
         format!(
             "{{ version = \"={RAYON_CORE_VERSION}\", features = [{}] }}",
@@ -141,6 +141,7 @@ fn cases(iters: u32) -> Vec<Case> {
         ("B5", "tree", "tree sum 2^18-1 nodes, depth 10"),
         ("par", "sum", "par_iter().map().sum() over 10^7 u64"),
         ("par", "sort", "par_sort of 2^20 u64"),
+        ("sat", "fold", "saturating fold, 2^22 items of 8 rounds"),
     ];
     for &(bench, workload, label) in timed {
         for threads in [2, 8] {
@@ -173,11 +174,42 @@ fn cases(iters: u32) -> Vec<Case> {
                 ],
                 metrics: &[
                     ("cpu_us", "pool cpu us per tick"),
+                    ("wasted_us", "wasted cpu us per tick"),
                     ("p50_us", "p50 latency us"),
                     ("p90_us", "p90 latency us"),
                     ("switches", "ctx switches per tick"),
                 ],
             });
+        }
+    }
+    for threads in [2, 8] {
+        for (shape, shape_label) in [
+            ("full", "8 regions x 64 x 10 us, 10 ms"),
+            ("light", "8 regions x 8 x 5 us, 1 ms"),
+        ] {
+            for (mode, mode_label) in [("regions", "install per region"), ("tick", "one install")] {
+                cases.push(Case {
+                    bench: "B8",
+                    label: format!("{shape_label}, {mode_label}, {threads} threads"),
+                    args: vec![
+                        "control".into(),
+                        threads.to_string(),
+                        mode.into(),
+                        shape.into(),
+                        iters.to_string(),
+                    ],
+                    metrics: &[
+                        ("cpu_cores", "pool cpu in cores"),
+                        ("cpu_per_useful", "cpu / useful work"),
+                        ("wasted_us", "wasted cpu us per tick"),
+                        ("tick_p50_us", "tick p50 us"),
+                        ("tick_p99_us", "tick p99 us"),
+                        ("region_p50_us", "region p50 us"),
+                        ("region_p99_us", "region p99 us"),
+                        ("switches", "ctx switches per tick"),
+                    ],
+                });
+            }
         }
     }
     cases
@@ -206,7 +238,16 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
 
     let mut rows = Vec::new();
     let mut consistent = true;
-    for case in cases(iters) {
+    let known = ["B5", "par", "sat", "B6", "B7", "B8"];
+    if let Some(unknown) = options.only.iter().find(|b| !known.contains(&b.as_str())) {
+        return Err(format!(
+            "--only: unknown bench {unknown:?}: expected some of {}",
+            known.join(", ")
+        ));
+    }
+    let chosen =
+        |case: &Case| options.only.is_empty() || options.only.iter().any(|b| b == case.bench);
+    for case in cases(iters).into_iter().filter(chosen) {
         // values[metric][build] = one value per round.
         let mut values: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
         for round in 0..options.rounds {
@@ -336,11 +377,15 @@ serde_json = "1"
             Duration::from_secs(300),
         )?;
         let tree = String::from_utf8_lossy(&tree.stdout);
-        let runs = (Protocol::enabled_in(&tree), Protocol::cap_in(&tree));
-        if runs != (build.protocol, build.cap) {
+        let policy = POLICY_FEATURES
+            .into_iter()
+            .rev()
+            .find(|f| tree.contains(&format!("rayon-core feature \"{f}\"")));
+        let runs = (Protocol::enabled_in(&tree), policy);
+        if runs != (build.protocol, build.policy) {
             return Err(format!(
                 "{name} would run {runs:?}, not {:?}",
-                (build.protocol, build.cap)
+                (build.protocol, build.policy)
             ));
         }
         binaries.insert(build.name, target.join("release").join(&name));

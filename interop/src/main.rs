@@ -79,11 +79,6 @@ impl Protocol {
         }
     }
 
-    /// Whether the searcher cap is on, from the same `cargo tree` output.
-    pub fn cap_in(cargo_tree: &str) -> bool {
-        cargo_tree.contains("rayon-core feature \"cap\"")
-    }
-
     /// Which protocol a build runs, from what `cargo tree -e features -i
     /// rayon-core` printed for it: the shim picks `eigen` over `notifier`
     /// over `jec`. None for stock rayon-core, which has none of them.

@@ -6,11 +6,15 @@
 //!   `interop/rayon/sleep.rs`, generic over `eventcount::SleepProtocol`;
 //! - in `src/latch.rs`, rayon's `CoreLatch` (its four state constants, the
 //!   struct and its impl) is removed and `eventcount::CoreLatch` used
-//!   instead: the same four states and the same methods;
+//!   instead: the same four states and the same methods; the `terminate`
+//!   latch (`OnceLatch`) becomes an idle-loop latch, so that a wait on any
+//!   other latch counts as a join;
+//! - in `src/registry.rs`, the two calls of `work_found()` hand back the
+//!   idle state that `start_looking` returned;
 //! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
 //!   peer `eventcount-eigen`, optional) and the features that choose the
-//!   protocol (`jec`, the default, `notifier` or `eigen`) and the searcher
-//!   cap (`cap`).
+//!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
+//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`, `pr1314-bounded`).
 //!
 //! Every other file of rayon-core, and all of rayon, stays as published.
 //! The edit looks items up by their first line and fails loudly if one is
@@ -176,16 +180,46 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
     removed += n;
     lines.insert(at, String::new());
     lines.insert(at, "pub(super) use eventcount::CoreLatch;".to_string());
+    // The terminate latch is the only OnceLatch: its owner's wait is the
+    // worker's top-level idle loop.
+    replace_in_item(
+        &mut lines,
+        "impl OnceLatch {",
+        "core_latch: CoreLatch::new(),",
+        "core_latch: CoreLatch::idle_loop(),",
+    )?;
     cmd::write(&latch, &(lines.join("\n") + "\n"))?;
     files.push(FileEdit {
         path: "src/latch.rs",
-        what: "rayon's CoreLatch out, `pub(super) use eventcount::CoreLatch;` in",
-        removed,
-        added: 1,
+        what: "rayon's CoreLatch out, `pub(super) use eventcount::CoreLatch;` in; \
+               OnceLatch (terminate) made an idle-loop latch",
+        removed: removed + 1,
+        added: 2,
         shim: false,
     });
 
-    // 3. Cargo.toml: the dependency and the protocol features.
+    // 3. registry.rs: work_found hands back the idle state.
+    let registry = dir.join("src/registry.rs");
+    let text = cmd::read(&registry)?;
+    let old = "self.registry.sleep.work_found();";
+    let found = text.matches(old).count();
+    if found != 2 {
+        return Err(format!(
+            "{}: expected `{old}` twice (in wait_until_cold), found it {found} times",
+            registry.display()
+        ));
+    }
+    let text = text.replace(old, "self.registry.sleep.work_found(idle_state);");
+    cmd::write(&registry, &text)?;
+    files.push(FileEdit {
+        path: "src/registry.rs",
+        what: "work_found() hands back the idle state (twice)",
+        removed: 2,
+        added: 2,
+        shim: false,
+    });
+
+    // 4. Cargo.toml: the dependency, and the protocol and policy features.
     let manifest = dir.join("Cargo.toml");
     let text = cmd::read(&manifest)?;
     let features = "[features]\n";
@@ -196,7 +230,8 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
         ));
     }
     let feature_lines =
-        "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\ncap = []\n";
+        "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
+         nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n";
     let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
     let dependency = format!(
         "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
@@ -207,7 +242,7 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
     cmd::write(&manifest, &text)?;
     files.push(FileEdit {
         path: "Cargo.toml",
-        what: "eventcount (and the eigen peer) as dependencies; features jec (default), notifier, eigen, cap",
+        what: "eventcount (and the eigen peer) as dependencies; protocol and policy features",
         removed: 0,
         added: line_count(feature_lines) + line_count(&dependency),
         shim: false,
@@ -254,6 +289,33 @@ fn remove_item(lines: &mut Vec<String>, head: &str, block: bool) -> Result<(usiz
         .filter(|l| !l.trim().is_empty())
         .count();
     Ok((start, removed))
+}
+
+/// In the block item whose first line starts with `head` (exactly one
+/// must, as must exactly one line of the block containing `old`), replace
+/// `old` with `new` on that line.
+fn replace_in_item(lines: &mut [String], head: &str, old: &str, new: &str) -> Result<(), Error> {
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with(head))
+        .collect();
+    let &[start] = starts.as_slice() else {
+        return Err(format!(
+            "latch.rs: expected one line starting with `{head}`, found {}",
+            starts.len()
+        ));
+    };
+    let end = (start..lines.len())
+        .find(|&i| lines[i] == "}")
+        .ok_or_else(|| format!("latch.rs: no closing brace for `{head}`"))?;
+    let hits: Vec<usize> = (start..=end).filter(|&i| lines[i].contains(old)).collect();
+    let &[at] = hits.as_slice() else {
+        return Err(format!(
+            "latch.rs: expected `{old}` once in `{head}`, found it {} times",
+            hits.len()
+        ));
+    };
+    lines[at] = lines[at].replace(old, new);
+    Ok(())
 }
 
 /// Lines that say something: blank lines are not counted anywhere.

@@ -7,10 +7,15 @@
 //!
 //! ```text
 //! workload calibrate                    -> {"iters", "useful_us"}
-//! workload fib|tree|sum|sort <threads>  -> {"ms", "check", "switches"}
+//! workload fib|tree|sum|sort|fold <threads> -> {"ms", "check", "switches"}
 //! workload idle <threads>               -> {"cpu_ms", "switches"}
-//! workload ticks <threads> <gap_us> <iters> -> {"cpu_us", "p50_us", "p90_us", "switches", "check"}
+//! workload ticks <threads> <gap_us> <iters> -> {"cpu_us", "useful_us", "wasted_us", "p50_us", "p90_us", "switches", "check"}
+//! workload control <threads> <regions|tick> <full|light> <iters> -> {"cpu_cores", "cpu_per_useful",
+//!     "wasted_us", "tick_p50_us", "tick_p99_us", "region_p50_us", "region_p99_us", "switches", "check"}
 //! ```
+//!
+//! `iters` is what `calibrate` measured: iterations of the busy loop that
+//! take about 5 µs here.
 //!
 //! CPU time is read from /proc per thread, and counts the pool's threads
 //! only (every thread but the main one), so the main thread's own waiting
@@ -33,12 +38,18 @@ fn main() {
     let name = args.first().map(String::as_str).unwrap_or("");
     let report = match name {
         "calibrate" => calibrate(),
-        "fib" | "tree" | "sum" | "sort" => timed(name, pool(arg(1, "threads"))),
+        "fib" | "tree" | "sum" | "sort" | "fold" => timed(name, pool(arg(1, "threads"))),
         "idle" => idle(pool(arg(1, "threads"))),
         "ticks" => ticks(
             pool(arg(1, "threads")),
             Duration::from_micros(arg(2, "gap in us")),
             arg(3, "busy iterations per job") as u32,
+        ),
+        "control" => control(
+            pool(arg(1, "threads")),
+            args.get(2).map(String::as_str).unwrap_or(""),
+            args.get(3).map(String::as_str).unwrap_or(""),
+            arg(4, "busy iterations per 5 us") as u32,
         ),
         other => panic!("workload: unknown workload {other:?}"),
     };
@@ -61,6 +72,9 @@ const TREE_NODES: usize = (1 << 18) - 1;
 const TREE_DEPTH: u32 = 10;
 const SUM_ITEMS: u64 = 10_000_000;
 const SORT_ITEMS: usize = 1 << 20;
+/// The saturating fold: items of a few rounds of xorshift each, split as
+/// finely as rayon likes, so every worker steals and runs to the end.
+const FOLD_ITEMS: u64 = 1 << 22;
 
 fn timed(name: &str, pool: rayon::ThreadPool) -> serde_json::Value {
     let tree: Vec<u64> = (0..TREE_NODES as u64).map(|i| i.wrapping_mul(31) % 1000).collect();
@@ -71,7 +85,7 @@ fn timed(name: &str, pool: rayon::ThreadPool) -> serde_json::Value {
     // Enough runs for a stable median: a fork-join run takes a fraction
     // of a millisecond here, a sort tens of milliseconds.
     let (runs, warmup) = match name {
-        "sort" => (11, 2),
+        "sort" | "fold" => (11, 2),
         "sum" => (31, 3),
         _ => (101, 10),
     };
@@ -88,6 +102,11 @@ fn timed(name: &str, pool: rayon::ThreadPool) -> serde_json::Value {
                 .into_par_iter()
                 .map(|x| x.wrapping_mul(x) ^ (x >> 3))
                 .sum::<u64>(),
+            "fold" => (0..FOLD_ITEMS as u32)
+                .into_par_iter()
+                .with_max_len(64)
+                .fold(|| 0u64, |acc, x| acc ^ busy(u64::from(x), 8))
+                .reduce(|| 0, |a, b| a ^ b),
             _ => {
                 data.par_sort();
                 data[data.len() / 2]
@@ -178,19 +197,31 @@ fn calibrate() -> serde_json::Value {
         })
         .collect();
     let iters = ((5e-6 / median(&mut per_iter)).round() as u32).max(1);
-    let mut tick: Vec<f64> = (0..21u64)
+    json!({ "iters": iters, "useful_us": tick_useful_us(iters) })
+}
+
+/// What `jobs` jobs of `iters` iterations take on one thread, in µs: the
+/// median of 21 timings, each of every job once, in a row.
+fn useful_us(jobs: u32, iters: u32) -> f64 {
+    let mut runs: Vec<f64> = (0..21u64)
         .map(|seed| {
             let start = Instant::now();
-            for job in 0..TICK_JOBS {
-                black_box(busy(seed * 8 + job as u64, iters));
+            for job in 0..jobs {
+                black_box(busy(seed * 64 + job as u64, iters));
             }
             start.elapsed().as_secs_f64() * 1e6
         })
         .collect();
-    json!({ "iters": iters, "useful_us": median(&mut tick) })
+    median(&mut runs)
+}
+
+/// The useful work of one B7 tick: its 8 jobs on one thread.
+fn tick_useful_us(iters: u32) -> f64 {
+    useful_us(TICK_JOBS, iters)
 }
 
 fn ticks(pool: rayon::ThreadPool, gap: Duration, iters: u32) -> serde_json::Value {
+    let useful_us = tick_useful_us(iters);
     let tick = |i: u64| pool.install(|| burst(i * 8, TICK_JOBS, iters));
     for i in 0..WARMUP_TICKS {
         black_box(tick(i));
@@ -208,8 +239,11 @@ fn ticks(pool: rayon::ThreadPool, gap: Duration, iters: u32) -> serde_json::Valu
     let cpu = pool_cpu() - cpu0;
     let switches = voluntary_switches() - switches0;
     latencies.sort_by(f64::total_cmp);
+    let cpu_us = cpu.as_secs_f64() * 1e6 / TICKS as f64;
     json!({
-        "cpu_us": cpu.as_secs_f64() * 1e6 / TICKS as f64,
+        "cpu_us": cpu_us,
+        "useful_us": useful_us,
+        "wasted_us": cpu_us - useful_us,
         "p50_us": percentile(&latencies, 0.5),
         "p90_us": percentile(&latencies, 0.9),
         "switches": switches as f64 / TICKS as f64,
@@ -258,6 +292,146 @@ fn pause(gap: Duration) {
     } else {
         thread::sleep(gap);
     }
+}
+
+// ---------------------------------------------------------------------------
+// B8: a control loop (the shape of rayon PR #1318's tick benchmark). Every
+// tick runs parallel regions, each a tree of `join`s down to its leaves,
+// with serial work between regions, and then the pool idles until the
+// tick's period is over.
+
+/// One shape of tick.
+struct Shape {
+    regions: u32,
+    leaves: u32,
+    /// A leaf's work, in units of the calibrated 5 µs.
+    leaf_units: u32,
+    /// Serial work between two regions, in units of 5 µs.
+    serial_units: u32,
+    period: Duration,
+    ticks: u32,
+    warmup: u32,
+}
+
+/// 8 regions of 64 leaves of 10 µs, 20 µs of serial work between them,
+/// every 10 ms.
+const FULL: Shape = Shape {
+    regions: 8,
+    leaves: 64,
+    leaf_units: 2,
+    serial_units: 4,
+    period: Duration::from_millis(10),
+    ticks: 100,
+    warmup: 10,
+};
+
+/// 8 regions of 8 leaves of 5 µs, 20 µs of serial work between them,
+/// every 1 ms: the pool idles most of the tick, in gaps of every length.
+const LIGHT: Shape = Shape {
+    regions: 8,
+    leaves: 8,
+    leaf_units: 1,
+    serial_units: 4,
+    period: Duration::from_millis(1),
+    ticks: 400,
+    warmup: 40,
+};
+
+fn control(pool: rayon::ThreadPool, mode: &str, shape: &str, iters: u32) -> serde_json::Value {
+    let shape = match shape {
+        "full" => FULL,
+        "light" => LIGHT,
+        other => panic!("workload control: unknown shape {other:?} (full or light)"),
+    };
+    let whole_tick = match mode {
+        "regions" => false,
+        "tick" => true,
+        other => panic!("workload control: unknown mode {other:?} (regions or tick)"),
+    };
+    let leaf = iters * shape.leaf_units;
+    let serial = iters * shape.serial_units;
+    // The pool's useful work per tick: every leaf, and in tick mode the
+    // serial stretches too, which then run on a worker.
+    let serial_us = useful_us(shape.regions - 1, serial);
+    let useful_us = useful_us(shape.regions * shape.leaves, leaf)
+        + if whole_tick { serial_us } else { 0.0 };
+
+    let region = |seed: u64| burst(seed, shape.leaves, leaf);
+    let mut region_us = Vec::with_capacity((shape.ticks * shape.regions) as usize);
+    let mut tick_us = Vec::with_capacity(shape.ticks as usize);
+    let mut check = 0u64;
+    let run_tick = |t: u64, record: bool, region_us: &mut Vec<f64>| -> u64 {
+        let mut times = Vec::with_capacity(shape.regions as usize);
+        let sum = if whole_tick {
+            pool.install(|| {
+                let mut sum = 0u64;
+                for r in 0..u64::from(shape.regions) {
+                    if r > 0 {
+                        sum = sum.wrapping_add(busy(t ^ r, serial));
+                    }
+                    let start = Instant::now();
+                    sum = sum.wrapping_add(region(t * 64 + r));
+                    times.push(start.elapsed().as_secs_f64() * 1e6);
+                }
+                sum
+            })
+        } else {
+            let mut sum = 0u64;
+            for r in 0..u64::from(shape.regions) {
+                if r > 0 {
+                    sum = sum.wrapping_add(busy(t ^ r, serial));
+                }
+                let start = Instant::now();
+                sum = sum.wrapping_add(pool.install(|| region(t * 64 + r)));
+                times.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+            sum
+        };
+        if record {
+            region_us.extend(times);
+        }
+        sum
+    };
+
+    let mut next = Instant::now();
+    let pace = |next: &mut Instant| {
+        *next += shape.period;
+        let now = Instant::now();
+        match next.checked_duration_since(now) {
+            Some(left) => thread::sleep(left),
+            None => *next = now, // overran: no catching up
+        }
+    };
+    for t in 0..shape.warmup {
+        black_box(run_tick(u64::from(t), false, &mut region_us));
+        pace(&mut next);
+    }
+    let (cpu0, switches0, wall0) = (pool_cpu(), voluntary_switches(), Instant::now());
+    for t in 0..shape.ticks {
+        let start = Instant::now();
+        check = check.wrapping_add(run_tick(u64::from(t), true, &mut region_us));
+        tick_us.push(start.elapsed().as_secs_f64() * 1e6);
+        pace(&mut next);
+    }
+    let wall = wall0.elapsed();
+    let cpu = pool_cpu() - cpu0;
+    let switches = voluntary_switches() - switches0;
+    tick_us.sort_by(f64::total_cmp);
+    region_us.sort_by(f64::total_cmp);
+    let cpu_per_tick_us = cpu.as_secs_f64() * 1e6 / f64::from(shape.ticks);
+    json!({
+        "cpu_cores": cpu.as_secs_f64() / wall.as_secs_f64(),
+        "cpu_per_useful": cpu_per_tick_us / useful_us,
+        "cpu_us": cpu_per_tick_us,
+        "useful_us": useful_us,
+        "wasted_us": cpu_per_tick_us - useful_us,
+        "tick_p50_us": percentile(&tick_us, 0.5),
+        "tick_p99_us": percentile(&tick_us, 0.99),
+        "region_p50_us": percentile(&region_us, 0.5),
+        "region_p99_us": percentile(&region_us, 0.99),
+        "switches": switches as f64 / f64::from(shape.ticks),
+        "check": check,
+    })
 }
 
 // ---------------------------------------------------------------------------
