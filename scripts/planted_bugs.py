@@ -19,7 +19,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = os.path.join(tempfile.gettempdir(), "eventcount-planted-target")
+# Under this checkout's own target directory (or $CARGO_TARGET_DIR): several
+# checkouts of the crate may run this script at once on one machine.
+TARGET = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "planted")
 
 # (name, file, exact snippet, replacement, loom test filter, why it must fail);
 # a case with several edits gives a list of (snippet, replacement) and None.
@@ -345,7 +347,8 @@ def run_case(case, scratch):
 
 def main():
     wanted = sys.argv[1] if len(sys.argv) > 1 else ""
-    scratch = os.path.join(tempfile.gettempdir(), "eventcount-planted-src")
+    scratch_root = tempfile.mkdtemp(prefix="eventcount-planted-")
+    scratch = os.path.join(scratch_root, "crate")
     failures = 0
     for case in CASES:
         if wanted not in case[0]:
@@ -354,6 +357,7 @@ def main():
         ok = verdict.startswith("caught")
         failures += 0 if ok else 1
         print(f"[{'ok' if ok else 'FAIL'}] {case[0]}\n       expect: {case[5]}\n       {verdict}", flush=True)
+    shutil.rmtree(scratch_root, ignore_errors=True)
     print(f"{'all planted bugs caught' if failures == 0 else f'{failures} planted bug(s) NOT caught'}")
     sys.exit(1 if failures else 0)
 

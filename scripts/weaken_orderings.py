@@ -24,7 +24,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = os.path.join(tempfile.gettempdir(), "eventcount-weaken-target")
+# Under this checkout's own target directory (or $CARGO_TARGET_DIR): several
+# checkouts of the crate may run this script at once on one machine.
+TARGET = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "weaken")
 
 # file -> the `cargo test --lib` filter whose models exercise it. The latch
 # belongs to both protocols, so its mutants run every model.
