@@ -4,11 +4,11 @@
 //! from here, never from `std` or `loom` directly. This is the one place
 //! that chooses, by `cfg`, which backend a build gets:
 //!
-//! | build                                              | atomics, hints | parking (`Parker`)             | file         |
-//! |----------------------------------------------------|----------------|--------------------------------|--------------|
-//! | Linux, Android                                     | std            | the futex syscall, via rustix   | `futex.rs`    |
-//! | every other target, or `--cfg eventcount_fallback` | std            | a std `Mutex` + `Condvar` per word | `portable.rs` |
-//! | the crate's unit tests under `--cfg loom`          | loom           | a loom `Mutex` + `Condvar` per word | `loom.rs`   |
+//! | build                                              | atomics, hints | parking (`Parker`)                                  | file          |
+//! |----------------------------------------------------|----------------|-----------------------------------------------------|---------------|
+//! | Linux, Android                                     | std            | the futex syscall, via rustix                        | `futex.rs`    |
+//! | every other target, or `--cfg eventcount_fallback` | std            | a std `Mutex` + `Condvar` per word                    | `portable.rs` |
+//! | the crate's unit tests under `--cfg loom`          | loom           | a flag loom does not see; a sleeper yields until a wake clears it, with no synchronization of its own | `loom.rs` |
 //!
 //! Why `all(test, loom)` and not bare `loom`: doctests and integration tests
 //! link the library built *without* `cfg(test)`, so under
@@ -26,6 +26,11 @@
 //! - loom cannot model spinning on another thread: `spin_loop` and
 //!   `yield_now` are loom yields, and protocol code never spins waiting for
 //!   another thread anyway.
+//! - A futex wait and wake order nothing, and neither does the loom parker:
+//!   a woken thread sees its waker's writes only through the orderings of
+//!   the protocol's own loads and stores. Under loom a wait never returns
+//!   spuriously, and a lost wakeup can show up as loom's branch limit
+//!   instead of "deadlock" (`loom.rs`).
 
 #[cfg(all(test, loom))]
 #[path = "loom.rs"]
