@@ -289,6 +289,23 @@ CASES = [
         "the final check does not look there, and the poster waits for the sleeper",
     ),
     (
+        "notifier: a pop that finds its waiter asleep forgets the futex wake",
+        "src/notifier/mod.rs",
+        """                        Delivery::Woken => slot.wake(),""",
+        """                        Delivery::Woken => {}""",
+        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "the slot says SIGNALED but its owner stays asleep on the futex: nobody wakes it",
+    ),
+    (
+        "jec: the waker frees a claimed sleeper without the futex wake",
+        "src/jec/worker.rs",
+        """        self.futex.word().store(AWAKE, Ordering::Release);
+        self.futex.wake_one();""",
+        """        self.futex.word().store(AWAKE, Ordering::Release);""",
+        "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
+        "the sleep word says AWAKE but the sleeper stays asleep on the futex: nobody wakes it",
+    ),
+    (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
         "src/jec/mod.rs",
         """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",
@@ -341,7 +358,11 @@ def run_case(case, scratch):
     if "error[E" in output or "could not compile" in output:
         return "BROKEN (the planted code does not compile)"
     lines = [l for l in output.splitlines() if "panicked" in l or "deadlock" in l]
-    first = next((l for l in output.splitlines() if "deadlock" in l or "assert" in l), lines[0] if lines else "")
+    # A sleeper nobody wakes: "deadlock" if every thread blocks, or loom's
+    # branch limit if it yields for ever (src/sync/loom.rs).
+    verdicts = ("deadlock", "exceeded maximum number of branches", "assert")
+    first = next((l for l in output.splitlines() if any(v in l for v in verdicts)),
+                 lines[0] if lines else "")
     return f"caught ({elapsed:.0f} s): {first.strip()[:160]}"
 
 
