@@ -10,7 +10,7 @@
 ///
 /// match parking_backend() {
 ///     ParkingBackend::Futex => println!("futex syscall"),
-///     ParkingBackend::Portable => println!("Mutex + Condvar per waiter"),
+///     ParkingBackend::Park => println!("std::thread::park"),
 ///     _ => println!("a backend added after this code was written"),
 /// }
 /// ```
@@ -20,10 +20,13 @@ pub enum ParkingBackend {
     /// Linux and Android: the futex syscall on each waiter's word, through
     /// rustix's safe wrappers.
     Futex,
-    /// Every other target, or a build with `--cfg eventcount_fallback`: a
-    /// std `Mutex` + `Condvar` per waiter word. The same guarantees, with
-    /// one uncontended lock per sleep and per wake.
-    Portable,
+    /// Every other target, or a build with `--cfg eventcount_fallback`:
+    /// std's thread parker (`std::thread::park`, `Thread::unpark`,
+    /// `park_timeout`), which std builds on the platform's native primitive
+    /// (a futex, `WaitOnAddress`, or a dispatch semaphore). The same
+    /// guarantees, with an uncontended lock per waiter word that holds the
+    /// sleeping thread's handle.
+    Park,
 }
 
 /// Which parking backend this build uses. Both give the same guarantees.
@@ -34,7 +37,7 @@ pub enum ParkingBackend {
 /// use eventcount::{parking_backend, ParkingBackend};
 ///
 /// let backend = parking_backend();
-/// assert!(matches!(backend, ParkingBackend::Futex | ParkingBackend::Portable));
+/// assert!(matches!(backend, ParkingBackend::Futex | ParkingBackend::Park));
 /// ```
 #[must_use]
 pub fn parking_backend() -> ParkingBackend {

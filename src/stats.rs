@@ -6,8 +6,9 @@ use std::ops::Sub;
 /// many times a thread went to sleep (a `futex_wait`; a spurious return that
 /// sleeps again counts again), `wakes` how many `futex_wake` calls wakers
 /// made. Every other path makes no syscall, so these are the protocol's
-/// whole kernel cost. (On the portable backend each count is a condition
-/// variable wait or notify instead.)
+/// whole kernel cost. (On the park backend, every target but Linux and
+/// Android, each count is a `thread::park` call, or a wake that unparks
+/// whichever thread is registered on the word, instead.)
 ///
 /// A waker makes its `futex_wake` once the target has announced it is
 /// asleep; the target may still be on its way into `futex_wait` and then

@@ -5,7 +5,9 @@
 //! thread and the model's main thread only joins: loom did not explore
 //! running a spawned worker ahead of work done on the main thread right
 //! after the spawn, and the planted bugs went unseen until this change. A lost wake shows up as
-//! loom's "deadlock"; a counter underflow as the debug assertions in
+//! a worker asleep for ever on its sleep word, which loom reports as its
+//! branch limit ("Model exceeded maximum number of branches") or as
+//! "deadlock"; a counter underflow as the debug assertions in
 //! `counters.rs`. How each model was checked to fail with the protocol
 //! broken: docs/jec-sleep.md, "Checking the checker".
 

@@ -4,10 +4,12 @@
 //! code (2-4 threads, preemption bound set below) so the suite runs as
 //! written, with no environment variables.
 //!
-//! A lost wakeup shows up as loom's "deadlock" panic: every thread blocked
-//! on a futex (a loom Condvar) with nobody left to wake it. How each model
-//! was checked to fail with the protocol broken is in docs/notifier.md
-//! ("Checking the checker") and scripts/planted_bugs.py.
+//! A lost wakeup shows up as a waiter asleep on its futex word with nobody
+//! left to wake it: loom reports "Model exceeded maximum number of
+//! branches" (the sleeper yields for ever, `src/sync/loom.rs`) or
+//! "deadlock" (every thread blocked). How each model was checked to fail
+//! with the protocol broken is in docs/notifier.md ("Checking the checker")
+//! and scripts/planted_bugs.py.
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;

@@ -7,7 +7,7 @@
 //! | build                                              | atomics, hints | parking (`Parker`)                                  | file          |
 //! |----------------------------------------------------|----------------|-----------------------------------------------------|---------------|
 //! | Linux, Android                                     | std            | the futex syscall, via rustix                        | `futex.rs`    |
-//! | every other target, or `--cfg eventcount_fallback` | std            | a std `Mutex` + `Condvar` per word                    | `portable.rs` |
+//! | every other target, or `--cfg eventcount_fallback` | std            | std's thread parker: `thread::park` / `Thread::unpark` | `park.rs`     |
 //! | the crate's unit tests under `--cfg loom`          | loom           | a flag loom does not see; a sleeper yields until a wake clears it, with no synchronization of its own | `loom.rs` |
 //!
 //! Why `all(test, loom)` and not bare `loom`: doctests and integration tests
@@ -49,7 +49,7 @@ mod backend;
         not(any(target_os = "linux", target_os = "android"))
     )
 ))]
-#[path = "portable.rs"]
+#[path = "park.rs"]
 mod backend;
 mod clock;
 mod word;
