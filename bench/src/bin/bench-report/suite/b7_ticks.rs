@@ -35,6 +35,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             for round in 0..opts.rounds() {
                 let (mut cpu_values, mut latency_values, mut sums) =
                     (Vec::new(), Vec::new(), Vec::new());
+                let mut wasted_values = Vec::new();
                 for kind in rotated(opts.pools(), round) {
                     let pool = AnyPool::new(kind, threads, opts.idle_policy());
                     let tick = |i: u64| Workload::Burst {
@@ -64,6 +65,7 @@ pub fn run(report: &mut Report, opts: &Options) {
                         report.add("B7", &case, name, "futex wakes/tick", wakes);
                     }
                     report.add("B7", &case, name, "cpu/useful", cpu_us / useful_us);
+                    wasted_values.push((name.to_string(), cpu_us - useful_us));
                     let p90 = percentile(&mut latencies.clone(), 0.9);
                     report.add("B7", &case, name, "p90 latency us", p90);
                     pool.shutdown();
@@ -79,6 +81,14 @@ pub fn run(report: &mut Report, opts: &Options) {
                     &cpu_values,
                     "rayon",
                     "cpu x rayon",
+                );
+                report.add_round(
+                    "B7",
+                    &case,
+                    "wasted us/tick",
+                    &wasted_values,
+                    "rayon",
+                    "wasted x rayon",
                 );
                 let latency = "latency x rayon";
                 report.add_round(
