@@ -150,9 +150,10 @@ impl CoreLatch {
     }
 
     /// Set the latch. Returns true if the owner was asleep on it: the caller
-    /// must then call
-    /// [`JecSleep::notify_worker_latch_is_set`](crate::JecSleep::notify_worker_latch_is_set)
-    /// for the owner.
+    /// must then wake the owner through its protocol's
+    /// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set)
+    /// (`JecSleep`, `NotifierSleep` or any other implementation).
+    /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
     ///
     /// A swap, not a store: the old value is how the setter learns whether
     /// the owner sleeps. AcqRel: Release publishes the setter's writes to

@@ -78,7 +78,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
-// The modules, from the bottom up: each uses only those above it.
+// The modules in layers, the lowest first: `sync` (atomics, fences and
+// parking, from std or loom); the shared parts, `backend` to `stats`, which
+// use `sync` and one another; `jec` and `notifier`, neither of which uses
+// the other; and `protocol`, which uses both. No module uses a later
+// layer, except `sync`: its backends name `ParkingBackend` (from
+// `backend`), and its loom clock steps by `policy`'s longest default
+// search.
 mod sync;
 
 mod backend;

@@ -59,10 +59,6 @@ const STOCK: Build = Build {
 /// The second stock run of every round: the same binary as `STOCK`.
 const STOCK_AGAIN: &str = "stock again";
 
-/// The policy features of the patched rayon-core (see the shim), lowest
-/// precedence first.
-const POLICY_FEATURES: [&str; 4] = ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
-
 const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static str>) -> Build {
     Build {
         name,
@@ -377,11 +373,7 @@ serde_json = "1"
             Duration::from_secs(300),
         )?;
         let tree = String::from_utf8_lossy(&tree.stdout);
-        let policy = POLICY_FEATURES
-            .into_iter()
-            .rev()
-            .find(|f| tree.contains(&format!("rayon-core feature \"{f}\"")));
-        let runs = (Protocol::enabled_in(&tree), policy);
+        let runs = (Protocol::enabled_in(&tree), crate::policy_enabled_in(&tree));
         if runs != (build.protocol, build.policy) {
             return Err(format!(
                 "{name} would run {runs:?}, not {:?}",

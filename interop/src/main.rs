@@ -40,6 +40,9 @@ enum Command {
         /// Run only rayon-core's suite (rayon's takes several minutes more).
         #[arg(long)]
         core_only: bool,
+        /// The patched rayon-core's idle policy, if not eventcount's default.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(POLICY_FEATURES))]
+        policy: Option<String>,
     },
     /// Build stock rayon and rayon on both protocols, run the same
     /// workloads on all three in alternating order, and print same-run
@@ -55,6 +58,21 @@ enum Which {
     Jec,
     Notifier,
     All,
+}
+
+/// The policy features of the patched rayon-core (see the shim), lowest
+/// precedence first. Without one, it runs eventcount's default policy.
+pub const POLICY_FEATURES: [&str; 4] =
+    ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
+
+/// The policy a build runs, from what `cargo tree -e features -i
+/// rayon-core` printed for it: the feature of highest precedence, or None
+/// for the default.
+pub fn policy_enabled_in(cargo_tree: &str) -> Option<&'static str> {
+    POLICY_FEATURES
+        .into_iter()
+        .rev()
+        .find(|f| cargo_tree.contains(&format!("rayon-core feature \"{f}\"")))
 }
 
 /// A protocol the patched rayon-core can run, chosen by its feature:
@@ -114,13 +132,15 @@ fn main() -> ExitCode {
         Command::Suite {
             protocol,
             core_only,
+            policy,
         } => {
             let protocols: Vec<Protocol> = match protocol {
                 Which::Jec => vec![Protocol::Jec],
                 Which::Notifier => vec![Protocol::Notifier],
                 Which::All => Protocol::ALL.to_vec(),
             };
-            suite::run(&cli.scratch, &protocols, !core_only)
+            let policy = policy.and_then(|p| POLICY_FEATURES.into_iter().find(|&f| f == p));
+            suite::run(&cli.scratch, &protocols, !core_only, policy)
         }
         Command::Bench(options) => bench::run(&cli.scratch, &options),
     };

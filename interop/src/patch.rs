@@ -106,16 +106,20 @@ impl fmt::Display for EditReport {
 }
 
 /// Fetch the sources and build a fresh patched workspace under `scratch`.
+/// If the workspace of an earlier run holds exactly the same files, it is
+/// kept instead, so that the builds in its target directory stay fresh:
+/// repeated runs (scripts/soak) do not rebuild rayon each time.
 pub fn prepare(scratch: &Path) -> Result<Tree, Error> {
     let sources = sources::fetch(scratch)?;
     let root = scratch.join("patched");
-    cmd::remove_tree(&root)?;
-    let rayon_core = root.join("rayon-core");
+    let fresh = scratch.join("patched.new");
+    cmd::remove_tree(&fresh)?;
+    let rayon_core = fresh.join("rayon-core");
     cmd::copy_tree(&sources.rayon_core, &rayon_core)?;
-    cmd::copy_tree(&sources.rayon, &root.join("rayon"))?;
+    cmd::copy_tree(&sources.rayon, &fresh.join("rayon"))?;
     let edit = apply(&rayon_core, &crate::repo_root())?;
     cmd::write(
-        &root.join("Cargo.toml"),
+        &fresh.join("Cargo.toml"),
         r#"# Written by eventcount's rayon-interop. rayon-core is the patched copy;
 # rayon, unchanged, is pointed at it.
 [workspace]
@@ -126,6 +130,14 @@ resolver = "2"
 rayon-core = { path = "rayon-core" }
 "#,
     )?;
+    // cargo adds the lock file; nothing else writes to the workspace.
+    if cmd::same_files(&fresh, &root, &["Cargo.lock"])? {
+        cmd::remove_tree(&fresh)?;
+    } else {
+        cmd::remove_tree(&root)?;
+        std::fs::rename(&fresh, &root)
+            .map_err(|err| format!("renaming {} to {}: {err}", fresh.display(), root.display()))?;
+    }
     Ok(Tree { root, edit })
 }
 

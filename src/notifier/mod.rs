@@ -1,5 +1,6 @@
-//! [`Notifier`]: a two-phase event count with a lock-free stack of committed
-//! waiters, each parked on its own futex word.
+//! [`Notifier`]: a two-phase event count with a lock-free stack of prepared
+//! waiters (every waiter from its `prepare_wait` on), each parked on its own
+//! futex word.
 //!
 //! The protocol, its orderings and the proof that no wakeup is lost are in
 //! docs/notifier.md; this file follows it step by step.
@@ -743,8 +744,8 @@ impl Notifier {
     /// The slots on the waiter stack, top first, read with Relaxed loads
     /// (for a drop or a test, when no other thread touches the notifier),
     /// and the link the walk ended on: the empty stack word, unless the
-    /// stack was corrupt (cyclic, so the walk stopped after `capacity()`
-    /// slots).
+    /// stack was corrupt (cyclic, so the walk stopped after `capacity() + 1`
+    /// slots, one more than a sound stack can hold).
     fn walk_stack(&self) -> (Vec<usize>, u64) {
         let mut stacked = Vec::new();
         let mut link = self.state.load(Ordering::Relaxed);
