@@ -245,6 +245,21 @@ fn two_lines(text: &str, width: usize) -> (String, Option<String>) {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// B2's peers by the names a reader knows.
 fn peer_label(peer: &str) -> &str {
     match peer {
@@ -608,15 +623,16 @@ fn scatter_panel(area: &Area<'_>, plot: &Scatter, panel: &crate::input::Panel) -
         )?;
     }
     if !panel.missing.is_empty() {
-        let note = format!(
-            "not placeable (ratio ≤ 0 or none): {}",
-            panel.missing.join(", ")
-        );
-        let (first, second) = two_lines(&note, 46);
-        let mut lines = vec![(first.as_str(), 12, WARN)];
-        if let Some(second) = &second {
-            lines.push((second.as_str(), 12, WARN));
-        }
+        // No line break inside a name ("stock again").
+        let names: Vec<String> = panel
+            .missing
+            .iter()
+            .map(|b| b.replace(' ', "\u{a0}"))
+            .collect();
+        let note = format!("not placeable (ratio ≤ 0 or none): {}", names.join(", "));
+        let wrapped = wrap(&note, 48);
+        let lines: Vec<(&str, u32, RGBColor)> =
+            wrapped.iter().map(|l| (l.as_str(), 12, WARN)).collect();
         text_lines(&area.strip_coord_spec(), (8, 6), &lines)?;
     }
     Ok(())
@@ -642,7 +658,7 @@ fn scatter_legend(area: &Area<'_>, plot: &Scatter) -> Result {
             &(FONT, 12).into_font().color(&GREY),
             (x + 16, y + 9),
         )?;
-        y += 40;
+        y += 36;
     }
     y += 10;
     let whisker = GREY.stroke_width(1);
@@ -727,5 +743,9 @@ mod tests {
         assert_eq!(a, "8 regions x 64 x 10 us, 10 ms,");
         assert_eq!(b.as_deref(), Some("install per region, 2 threads"));
         assert_eq!(two_lines("unpinned", 42), ("unpinned".to_string(), None));
+        assert_eq!(
+            wrap("not placeable: jec, eigen", 16),
+            ["not placeable:", "jec, eigen"]
+        );
     }
 }
