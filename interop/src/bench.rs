@@ -285,6 +285,9 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     if options.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
         let report = json!({
+            // Which run a plot of these rows shows (docs/benchmarks.md, "Plots").
+            "commit": source_commit(),
+            "vcpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
             "rayon-core": RAYON_CORE_VERSION,
             "rayon": RAYON_VERSION,
             "rounds": options.rounds,
@@ -301,6 +304,26 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
         print!("{}", table(&rows, &names, options.rounds, useful_us));
     }
     Ok(consistent)
+}
+
+/// The commit of this repository the workloads were built from, with
+/// `-dirty` if tracked files had changes; None outside a git checkout.
+fn source_commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(crate::repo_root())
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"])?;
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|changes| !changes.is_empty());
+    Some(if dirty { format!("{head}-dirty") } else { head })
 }
 
 /// Write one workload crate per build and build them (release), sharing
