@@ -1,6 +1,8 @@
 //! rayon-core on eventcount: swap rayon-core's private sleep module for a
 //! shim over this crate's `SleepProtocol`, then run rayon's own test suites
-//! (`suite`) or rayon's workloads against stock rayon (`bench`).
+//! (`suite`) or rayon's workloads against stock rayon (`bench`), or write a
+//! copy for a user's project (`export`) and check that a project builds and
+//! runs on it (`downstream-check`).
 //!
 //! `scripts/rayon-suite` and `scripts/rayon-bench` call this program;
 //! docs/rayon.md explains the whole setup. Nothing of rayon is kept in this
@@ -9,6 +11,8 @@
 
 mod bench;
 mod cmd;
+mod downstream;
+mod export;
 mod patch;
 mod sources;
 mod suite;
@@ -50,6 +54,14 @@ enum Command {
     Bench(bench::Options),
     /// Only apply the edit to a scratch copy and print what it changed.
     Patch,
+    /// Write a patched rayon-core for your own project, with the protocol
+    /// and the policy fixed in its source, and print the
+    /// `[patch.crates-io]` lines that put your build on it.
+    Export(export::Options),
+    /// Export a copy (eventcount by path to this checkout) and run a small
+    /// crate's tests on it: a `par_iter` sum, a `join` recursion, and the
+    /// line that `EVENTCOUNT_LOG=1` prints.
+    DownstreamCheck(downstream::Options),
 }
 
 /// A protocol choice on the command line.
@@ -77,10 +89,12 @@ pub fn policy_enabled_in(cargo_tree: &str) -> Option<&'static str> {
 
 /// A protocol the patched rayon-core can run, chosen by its feature:
 /// eventcount's two, and the Eigen-style benchmark peer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
     Jec,
     Notifier,
+    /// A benchmark's peer: never offered on the command line.
+    #[value(skip)]
     Eigen,
 }
 
@@ -97,6 +111,15 @@ impl Protocol {
         }
     }
 
+    /// The type the shim sleeps on.
+    pub fn type_path(self) -> &'static str {
+        match self {
+            Protocol::Jec => "eventcount::JecSleep",
+            Protocol::Notifier => "eventcount::NotifierSleep",
+            Protocol::Eigen => "eventcount_eigen::EigenSleep",
+        }
+    }
+
     /// Which protocol a build runs, from what `cargo tree -e features -i
     /// rayon-core` printed for it: the shim picks `eigen` over `notifier`
     /// over `jec`. None for stock rayon-core, which has none of them.
@@ -106,6 +129,84 @@ impl Protocol {
         [Protocol::Eigen, Protocol::Notifier, Protocol::Jec]
             .into_iter()
             .find(|&p| on(p))
+    }
+}
+
+/// An idle policy a patched rayon-core can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    /// eventcount's default: a learned search budget in time, and at most
+    /// half the pool searching.
+    #[value(name = "default")]
+    Default,
+    /// The default without its searcher cap.
+    #[value(name = "nocap")]
+    Nocap,
+    /// rayon's own: 32 yield rounds, no cap.
+    #[value(name = "rayon")]
+    Rayon,
+    /// rayon PR #1314's default: rayon's rounds, and a worker woken to no
+    /// work sleeps again at once.
+    #[value(name = "pr1314-adaptive")]
+    Pr1314Adaptive,
+    /// rayon PR #1314's bounded searchers: at most one per busy worker.
+    #[value(name = "pr1314-bounded")]
+    Pr1314Bounded,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 5] = [
+        Policy::Default,
+        Policy::Nocap,
+        Policy::Rayon,
+        Policy::Pr1314Adaptive,
+        Policy::Pr1314Bounded,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Default => "default",
+            Policy::Nocap => "nocap",
+            Policy::Rayon => "rayon",
+            Policy::Pr1314Adaptive => "pr1314-adaptive",
+            Policy::Pr1314Bounded => "pr1314-bounded",
+        }
+    }
+
+    /// The feature that picks it in the shim's feature-chosen form (the
+    /// default needs none).
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Policy::Default => None,
+            Policy::Nocap => Some("nocap"),
+            Policy::Rayon => Some("rayon-policy"),
+            Policy::Pr1314Adaptive => Some("pr1314-adaptive"),
+            Policy::Pr1314Bounded => Some("pr1314-bounded"),
+        }
+    }
+
+    /// The expression that builds it, as the shim writes it.
+    pub fn expr(self) -> &'static str {
+        match self {
+            Policy::Default => "IdlePolicy::new()",
+            Policy::Nocap => "IdlePolicy::new().max_searching_all()",
+            Policy::Rayon => "IdlePolicy::rayon()",
+            Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake()",
+            Policy::Pr1314Bounded => "IdlePolicy::rayon().max_searching_busy()",
+        }
+    }
+
+    /// The same policy as a value, for what the shim prints of it.
+    pub fn value(self) -> eventcount::IdlePolicy {
+        use eventcount::IdlePolicy;
+        match self {
+            Policy::Default => IdlePolicy::new(),
+            Policy::Nocap => IdlePolicy::new().max_searching_all(),
+            Policy::Rayon => IdlePolicy::rayon(),
+            Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(),
+            Policy::Pr1314Bounded => IdlePolicy::rayon().max_searching_busy(),
+        }
     }
 }
 
@@ -143,6 +244,11 @@ fn main() -> ExitCode {
             suite::run(&cli.scratch, &protocols, !core_only, policy)
         }
         Command::Bench(options) => bench::run(&cli.scratch, &options),
+        Command::Export(options) => export::run(&cli.scratch, &options).map(|done| {
+            print!("{done}");
+            true
+        }),
+        Command::DownstreamCheck(options) => downstream::run(&cli.scratch, &options),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

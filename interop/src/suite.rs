@@ -58,9 +58,9 @@ impl Suite {
 
 /// What one suite run printed, summed over its test binaries and doctests.
 #[derive(Default)]
-struct Counts {
-    passed: usize,
-    failed: usize,
+pub(crate) struct Counts {
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
     ignored: usize,
     failed_names: Vec<String>,
     ignored_names: Vec<String>,
@@ -283,7 +283,7 @@ fn check_protocol(
 
 /// Sum the libtest output: per-test lines for names, "test result" lines
 /// for the counts.
-fn parse(stdout: &str) -> Counts {
+pub(crate) fn parse(stdout: &str) -> Counts {
     let mut counts = Counts::default();
     for line in stdout.lines() {
         if let Some(result) = line.strip_prefix("test result: ") {
