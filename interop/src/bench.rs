@@ -366,6 +366,7 @@ path = {path}
 rayon = "={RAYON_VERSION}"
 rayon-core = {rayon_core}
 serde_json = "1"
+rustix = {{ version = "1", default-features = false, features = ["time", "std"] }}
 {patch}
 [workspace]
 "#,

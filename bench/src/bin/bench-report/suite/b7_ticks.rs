@@ -11,7 +11,7 @@ use eventcount_pool::{busy_work, calibrate_busy_work, AnyPool, Workload};
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::{check_against_rayon, label};
-use crate::summary::{median, percentile, rotated};
+use crate::summary::{median, percentile, rotated, thread_cpu};
 
 const JOBS: u32 = 8;
 const GAPS: [Duration; 3] = [
@@ -125,15 +125,16 @@ pub fn run(report: &mut Report, opts: &Options) {
 }
 
 /// The useful work of one tick, timed the way the jobs run it: its jobs
-/// one after another on this thread (median of 21 ticks, us).
+/// one after another on this thread (median of 21 ticks, µs of this
+/// thread's CPU time).
 fn useful_work_us(iters: u32) -> f64 {
     let times: Vec<f64> = (0..21u64)
         .map(|seed| {
-            let start = Instant::now();
+            let start = thread_cpu();
             for job in 0..JOBS {
                 black_box(busy_work(seed * 8 + job as u64, iters));
             }
-            start.elapsed().as_nanos() as f64 / 1e3
+            (thread_cpu() - start).as_nanos() as f64 / 1e3
         })
         .collect();
     median(&times)

@@ -16,7 +16,7 @@ use eventcount_pool::{busy_work, calibrate_busy_work, AnyPool, TickShape, Worklo
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::label;
-use crate::summary::{median, percentile, rotated};
+use crate::summary::{median, percentile, rotated, thread_cpu};
 
 /// One shape of tick, in units of the calibrated 5 µs job.
 struct Shape {
@@ -220,15 +220,15 @@ fn measure(pool: &AnyPool, shape: &Shape, iters: u32, whole_tick: bool, quick: b
     }
 }
 
-/// The pool's useful work per tick, timed on this thread: every leaf, and
-/// in the one-install mode the serial stretches too, which then run on a
-/// worker (median of 11 timings).
+/// The pool's useful work per tick, in this thread's CPU time: every leaf,
+/// and in the one-install mode the serial stretches too, which then run on
+/// a worker (median of 11 timings).
 fn useful_us(shape: &Shape, iters: u32, whole_tick: bool) -> f64 {
     let leaf_iters = iters * shape.leaf_units;
     let serial_iters = iters * shape.serial_units;
     let times: Vec<f64> = (0..11u64)
         .map(|seed| {
-            let start = Instant::now();
+            let start = thread_cpu();
             for leaf in 0..u64::from(shape.regions * shape.leaves) {
                 black_box(busy_work(seed * 4096 + leaf, leaf_iters));
             }
@@ -237,7 +237,7 @@ fn useful_us(shape: &Shape, iters: u32, whole_tick: bool) -> f64 {
                     black_box(busy_work(seed ^ u64::from(r), serial_iters));
                 }
             }
-            start.elapsed().as_secs_f64() * 1e6
+            (thread_cpu() - start).as_secs_f64() * 1e6
         })
         .collect();
     median(&times)
