@@ -287,6 +287,22 @@ CASES = [
         "the final check does not look there, and the poster waits for the sleeper",
     ),
     (
+        "waiter_ids: an id is taken by a load and a store, not one CAS",
+        "src/waiter_ids.rs",
+        """                match word.compare_exchange_weak(
+                    bits,
+                    bits | 1 << bit,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {""",
+        """                match {
+                    word.store(bits | 1 << bit, Ordering::Relaxed);
+                    Ok::<u64, u64>(bits)
+                } {""",
+        "waiter_ids::loom_tests::waiter_ids_are_never_shared",
+        "two threads read the bit free, and both take id 0",
+    ),
+    (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
         "src/jec/mod.rs",
         """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",

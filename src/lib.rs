@@ -99,6 +99,7 @@ mod stats;
 
 mod jec;
 mod notifier;
+mod waiter_ids;
 
 mod protocol;
 
@@ -109,6 +110,9 @@ mod loom_support;
 #[cfg(all(test, not(loom)))]
 mod test_support;
 
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {}
+
 pub use backend::{parking_backend, ParkingBackend};
 pub use error::CapacityError;
 pub use jec::{Counters, JecIdle, JecSleep};
@@ -118,6 +122,7 @@ pub use outcome::WaitOutcome;
 pub use policy::IdlePolicy;
 pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
 pub use stats::SleepStats;
+pub use waiter_ids::{WaiterId, WaiterIds};
 
 // Every public type may cross threads: a protocol is shared by its workers,
 // and an idle state or a token may be handed to another thread with them.
@@ -134,3 +139,5 @@ static_assertions::assert_impl_all!(ParkingBackend: Send, Sync);
 static_assertions::assert_impl_all!(PreparedWait<'static>: Send, Sync);
 static_assertions::assert_impl_all!(SleepStats: Send, Sync);
 static_assertions::assert_impl_all!(WaitOutcome: Send, Sync);
+static_assertions::assert_impl_all!(WaiterId<'static>: Send, Sync);
+static_assertions::assert_impl_all!(WaiterIds: Send, Sync);
