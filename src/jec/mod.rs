@@ -9,7 +9,7 @@ mod worker;
 use crossbeam_utils::CachePadded;
 
 use crate::budget::{Budgets, Kind};
-use crate::error::CapacityError;
+use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
@@ -281,8 +281,8 @@ impl JecSleep {
         match self.workers.get(index) {
             Some(worker) => worker,
             None => panic!(
-                "{operation}: worker index {index} is out of range for a JecSleep of {} workers",
-                self.workers.len()
+                "{operation}: worker index {index} is out of range for a JecSleep of {}",
+                Count(self.workers.len(), "worker")
             ),
         }
     }
@@ -313,10 +313,10 @@ impl JecSleep {
         self.worker("start_looking", worker);
         if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
             panic!(
-                "start_looking: worker {worker} would be looking for work while all {} \
-                 workers already are ({counters:?}); a search was started and never ended \
-                 (was its JecIdle leaked?)",
-                self.workers.len()
+                "start_looking: worker {worker} would be looking for work while {} \
+                 ({counters:?}); a search was started and never ended (was its JecIdle \
+                 leaked?)",
+                all_looking(self.workers.len())
             );
         }
         JecIdle {

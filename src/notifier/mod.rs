@@ -426,7 +426,18 @@ impl Notifier {
     /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
     /// ```
     pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
-        let wid = wait.disarm_for(self, "commit_wait_until");
+        self.commit_with_deadline("commit_wait_until", wait, deadline)
+    }
+
+    /// A commit that ends at `deadline`; `operation` is the public call,
+    /// for the messages.
+    fn commit_with_deadline(
+        &self,
+        operation: &str,
+        wait: PreparedWait<'_>,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        let wid = wait.disarm_for(self, operation);
         let ended = self.slots[wid].park(Some(deadline));
         self.finish_wait(wid, ended)
     }
@@ -452,10 +463,11 @@ impl Notifier {
     /// ```
     pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
         match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.commit_wait_until(wait, deadline),
+            Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
             None => {
-                self.commit_wait(wait);
-                WaitOutcome::Notified
+                let wid = wait.disarm_for(self, "commit_wait_timeout");
+                let ended = self.slots[wid].park(None);
+                self.finish_wait(wid, ended)
             }
         }
     }

@@ -179,8 +179,9 @@ pub trait SleepProtocol: Send + Sync + Sized {
         let capacity = self.capacity();
         assert!(
             owner < capacity,
-            "set_latch: worker index {owner} is out of range for a {} of {capacity} workers",
-            self.name()
+            "set_latch: worker index {owner} is out of range for a {} of {}",
+            crate::error::short_type_name::<Self>(),
+            crate::error::Count(capacity, "worker")
         );
         if latch.set() {
             self.notify_worker_latch_is_set(owner);

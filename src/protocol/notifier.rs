@@ -7,7 +7,7 @@ use crossbeam_utils::CachePadded;
 
 use super::SleepProtocol;
 use crate::budget::{Budgets, Kind};
-use crate::error::CapacityError;
+use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::notifier::{Notifier, PreparedWait};
 use crate::outcome::WaitOutcome;
@@ -195,8 +195,17 @@ impl NotifierSleep {
     /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        if workers > NotifierSleep::MAX_CAPACITY {
+            // The error names the type the caller built, not the one inside.
+            return Err(CapacityError::new(
+                "NotifierSleep",
+                "workers",
+                workers,
+                NotifierSleep::MAX_CAPACITY,
+            ));
+        }
         Ok(NotifierSleep {
-            notifier: Notifier::try_new(workers)?,
+            notifier: Notifier::new(workers),
             awake_idle: CachePadded::new(AtomicU32::new(0)),
             budgets: (0..workers)
                 .map(|_| CachePadded::new(Budgets::new(&policy)))
@@ -480,7 +489,8 @@ impl SleepProtocol for NotifierSleep {
         let capacity = self.notifier.capacity();
         assert!(
             worker < capacity,
-            "start_looking: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
+            "start_looking: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
         );
         // Check before write: a count above the capacity is never
         // published, not even for a moment that another thread could act on.
@@ -492,9 +502,9 @@ impl SleepProtocol for NotifierSleep {
             });
         if counted.is_err() {
             panic!(
-                "start_looking: worker {worker} would be looking for work while all \
-                 {capacity} workers already are; a search was started and never ended \
-                 (was its NotifierIdle leaked?)"
+                "start_looking: worker {worker} would be looking for work while {}; a \
+                 search was started and never ended (was its NotifierIdle leaked?)",
+                all_looking(capacity)
             );
         }
         NotifierIdle {
@@ -549,7 +559,8 @@ impl SleepProtocol for NotifierSleep {
         let capacity = self.notifier.capacity();
         assert!(
             worker < capacity,
-            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
+            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
         );
         // The owner only: a targeted wake, no herd.
         self.notifier.notify_waiter(worker);
