@@ -735,18 +735,23 @@ impl std::fmt::Debug for Notifier {
 impl Drop for Notifier {
     fn drop(&mut self) {
         // Tokens and commits borrow the notifier, so nobody can be waiting;
-        // only cancelled slots may still sit on the stack. A debug check:
-        // release builds skip the walk.
-        if !cfg!(debug_assertions) {
+        // only cancelled slots may still sit on the stack, unless a token
+        // was leaked with `mem::forget`. A debug check: release builds skip
+        // the walk. And never while the thread unwinds, where a second panic
+        // would abort the process and hide the first.
+        if !cfg!(debug_assertions) || std::thread::panicking() {
             return;
         }
         let (stacked, _) = self.walk_stack();
         for wid in stacked {
-            debug_assert_eq!(
-                self.slots[wid].state(),
-                CANCELLED,
-                "Notifier dropped with slot {wid} still waiting"
-            );
+            let state = self.slots[wid].state();
+            if state != CANCELLED {
+                panic!(
+                    "Notifier dropped while slot {wid} is still {}: was a PreparedWait \
+                     leaked? (A NotifierIdle leaked after its announcement holds one.)",
+                    slot::state_name(state)
+                );
+            }
         }
     }
 }
