@@ -232,6 +232,21 @@ impl CoreLatch {
             .is_ok()
     }
 
+    /// The owner backs out between [`get_sleepy`](CoreLatch::get_sleepy)
+    /// and [`fall_asleep`](CoreLatch::fall_asleep): SLEEPY → UNSET, unless
+    /// the latch was set meanwhile (SET stays). Only a misuse that a
+    /// protocol catches at that point takes this step, on its way to a
+    /// panic. A setter never acts on SLEEPY (its `set` returns false), so
+    /// the SLEEPY this undoes told nobody anything. Relaxed: the owner
+    /// publishes nothing, and a failure means SET, which it reads through
+    /// `probe`.
+    #[inline]
+    pub(crate) fn stay_awake(&self) {
+        let _ = self
+            .state
+            .compare_exchange(SLEEPY, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
     /// The owner is awake again (after sleeping, or after backing out of a
     /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
     /// protocol implementations.

@@ -4,7 +4,7 @@
 //! a search ended by its state's drop while unwinding).
 
 mod common;
-use common::{assert_counts, end_search};
+use common::{assert_counts, end_search, panic_message};
 use std::panic::{self, AssertUnwindSafe};
 
 use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
@@ -239,18 +239,6 @@ fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
 // ---------------------------------------------------------------------------
 // Messages name the type and count its workers in words
 // ---------------------------------------------------------------------------
-
-/// The message of the panic `f` raises.
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("no panic");
-    match payload.downcast::<String>() {
-        Ok(message) => *message,
-        Err(payload) => payload
-            .downcast::<&str>()
-            .map(|s| s.to_string())
-            .unwrap_or_default(),
-    }
-}
 
 #[test]
 fn set_latch_out_of_range_names_the_protocol_and_its_one_worker() {

@@ -419,7 +419,12 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `idle` came from a different `JecSleep`.
+    /// - if `idle` came from a different `JecSleep`;
+    /// - if, as the worker tries to sleep, another thread is asleep or
+    ///   registering with the same worker index (two threads use one
+    ///   index). That thread's sleep and the counters are left as they were,
+    ///   `latch` is back to unset, and the state ends its search as the
+    ///   caller unwinds.
     ///
     /// # Examples
     ///
@@ -454,7 +459,7 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `idle` came from a different `JecSleep`.
+    /// As [`no_work_found`](JecSleep::no_work_found).
     ///
     /// # Examples
     ///
@@ -518,7 +523,7 @@ impl JecSleep {
                 idle.sleepy_jec = Some(self.announce_sleepy());
                 sync::yield_now();
             }
-            Step::Sleep => return self.sleep(idle, latch, has_injected_jobs, deadline),
+            Step::Sleep => return self.sleep(operation, idle, latch, has_injected_jobs, deadline),
         }
         WaitOutcome::Notified
     }
@@ -530,9 +535,11 @@ impl JecSleep {
     }
 
     /// Try to sleep. Every early return puts the worker back to searching.
+    /// `operation` is the public call, for the messages.
     #[cold]
     fn sleep(
         &self,
+        operation: &str,
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
@@ -544,7 +551,16 @@ impl JecSleep {
             return WaitOutcome::Notified;
         }
         // 2. Visible to wakers before we can be counted (worker.rs).
-        worker.begin_registering();
+        if let Err(state) = worker.begin_registering() {
+            // Another thread is in a sleep attempt as this worker. Its word
+            // and its count are untouched; our latch goes back to UNSET.
+            latch.stay_awake();
+            panic!(
+                "{operation}: worker {} is already asleep or registering on another \
+                 thread (its sleep word says {state}): two threads use one worker index",
+                idle.worker
+            );
+        }
         // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
         if !latch.fall_asleep() {
             worker.abandon();

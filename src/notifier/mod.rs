@@ -261,7 +261,31 @@ impl Notifier {
                 "prepare_wait: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        if slot.claim(wid) == Claim::Push {
+        let claim = slot.claim(wid);
+        self.announce(wid, slot, claim)
+    }
+
+    /// [`prepare_wait`](Notifier::prepare_wait) for a protocol built on the
+    /// notifier, whose message names its own call: if slot `wid` already
+    /// has a wait in progress, its state's name is the error and nothing
+    /// is written. Otherwise `before_push` runs once the slot is claimed,
+    /// before the push and the WaitFence (`NotifierSleep` leaves its count
+    /// of awake idle workers there), and the wait is prepared.
+    pub(crate) fn try_prepare_wait(
+        &self,
+        wid: usize,
+        before_push: impl FnOnce(),
+    ) -> Result<PreparedWait<'_>, &'static str> {
+        let slot = &self.slots[wid];
+        let claim = slot.try_claim().map_err(slot::state_name)?;
+        before_push();
+        Ok(self.announce(wid, slot, claim))
+    }
+
+    /// The rest of a prepare once slot `wid` is claimed: on the stack (if
+    /// it is not still there), then the WaitFence.
+    fn announce(&self, wid: usize, slot: &Slot, claim: Claim) -> PreparedWait<'_> {
+        if claim == Claim::Push {
             self.push(wid, slot);
         }
         // WaitFence, the waiter half of the handshake: pairs with the

@@ -130,6 +130,14 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// work announced with `new_injected_jobs`). `latch` is what the worker
     /// waits on; its kind ([`CoreLatch::is_idle_loop`]) is read at the first
     /// round.
+    ///
+    /// # Panics
+    ///
+    /// Both protocols in this crate panic, naming this call and the worker,
+    /// when another thread is asleep or about to sleep with the same worker
+    /// index (two threads use one index). That thread's sleep is left
+    /// intact, and so are the protocol's counts and `latch`; the idle
+    /// state ends its search as the caller unwinds.
     fn no_work_found(
         &self,
         idle: &mut Self::Idle<'_>,

@@ -264,6 +264,27 @@ impl NotifierSleep {
         self.notifier.num_sleeping()
     }
 
+    /// Workers awake and idle right now: between `start_looking` (or a
+    /// wake) and the end of their search (or their announcement, the round
+    /// before they try to sleep). At most [`capacity`](NotifierSleep::capacity).
+    /// A snapshot, for tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{NotifierSleep, SleepProtocol};
+    ///
+    /// let sleep = NotifierSleep::new(2);
+    /// let idle = sleep.start_looking(1);
+    /// assert_eq!(sleep.awake_idle(), 1);
+    /// sleep.work_found(idle);
+    /// assert_eq!(sleep.awake_idle(), 0);
+    /// ```
+    #[must_use]
+    pub fn awake_idle(&self) -> usize {
+        self.awake_idle.load(Ordering::Relaxed) as usize
+    }
+
     /// How many times workers slept and wakers made a wake syscall.
     ///
     /// # Examples
@@ -289,28 +310,13 @@ struct AwakeAgain<'a> {
 impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
         self.latch.wake_up();
-        CountBack(self.awake_idle);
-    }
-}
-
-/// Counts the worker back among the awake idle ones when dropped.
-struct CountBack<'a>(&'a AtomicU32);
-
-impl Drop for CountBack<'_> {
-    fn drop(&mut self) {
         // Relaxed: a poster that misses this increment wakes one more
         // sleeper than needed, never one fewer.
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.awake_idle.fetch_add(1, Ordering::Relaxed);
     }
 }
 
 impl NotifierSleep {
-    /// The awake idle count (for the loom models' checks at rest).
-    #[cfg(all(test, loom))]
-    pub(crate) fn awake_idle(&self) -> u32 {
-        self.awake_idle.load(Ordering::Relaxed)
-    }
-
     /// Searcher slots taken right now (for the loom models' checks).
     #[cfg(all(test, loom))]
     pub(crate) fn searcher_slots_taken(&self) -> u32 {
@@ -346,20 +352,28 @@ impl NotifierSleep {
         }
         // 1. The search is over: no longer a searcher.
         self.slots.release(&mut idle.search.slot);
-        // 2. Leave the awake idle count before the WaitFence in
-        //    prepare_wait: a poster that reads the count after its
-        //    NotifyFence and still sees us there is ordered before our
-        //    WaitFence, and the search our caller makes next sees its work
+        // 2. The announcement starts with a claim of the worker's waiter
+        //    slot: a slot in use means another thread waits as this worker,
+        //    and it is refused before anything is written.
+        // 3. Then leave the awake idle count, before the push and the
+        //    WaitFence: a poster that reads the count after its NotifyFence
+        //    and still sees us there is ordered before our WaitFence, and
+        //    the search our caller makes next sees its work
         //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
         //    it.
-        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        // 3. The announcement: on the waiter stack, then the WaitFence. If
-        //    it panics (the slot already in use), count us back.
-        let count_back = CountBack(&self.awake_idle);
         // (Through `idle.sleep`, which is `self`: the token lives as long
         // as the idle state.)
-        idle.prepared = Some(idle.sleep.notifier.prepare_wait(idle.worker));
-        std::mem::forget(count_back);
+        let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
+            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        });
+        match announced {
+            Ok(wait) => idle.prepared = Some(wait),
+            Err(state) => panic!(
+                "{operation}: worker {} is already asleep or registering on another \
+                 thread (its waiter slot is {state}): two threads use one worker index",
+                idle.worker
+            ),
+        }
         // 4. Back to the caller, who searches every queue once more: the
         //    re-check of the event count, and the one that sees work pushed
         //    to a queue `has_work` does not look at (a worker's own deque).
