@@ -139,11 +139,10 @@ CASES = [
     (
         "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
         "src/protocol/notifier.rs",
-        """        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {""",
-        """        let set = !latch.get_sleepy() || !latch.fall_asleep();
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
         self.notifier.cancel_wait(wait);
-        let wait = self.notifier.prepare_wait(idle.worker);
-        let outcome = if set || has_work() {""",
+        let wait = self.notifier.prepare_wait(idle.worker);""",
         "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
@@ -279,7 +278,7 @@ CASES = [
         "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
         "src/protocol/notifier.rs",
         """            Ok(wait) => idle.prepared = Some(wait),""",
-        """            Ok(wait) => return self.sleep(idle, wait, latch, has_work, deadline),""",
+        """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline),""",
         "protocol::loom_tests::notifier_sleep_internal_job_reaches_a_sleeper",
         "a job pushed to the poster's own queue before the announcement is seen by no search: "
         "the final check does not look there, and the poster waits for the sleeper",

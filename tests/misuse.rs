@@ -205,3 +205,80 @@ fn notifier_sleep_round_on_a_slot_in_use_leaves_latch_and_count() {
         assert_eq!(sleep.awake_idle(), 0);
     }
 }
+
+/// Worker 0 sleeps against a latch, and worker 1 waits on that same latch:
+/// its sleep attempt must panic, naming both workers (the sleeper only in
+/// a debug build, which records who holds a latch), and leave the latch to
+/// its sleeper, whom `set_latch` then wakes. Before, worker 1 found the
+/// latch "not unset" at every attempt and spun without end.
+fn two_workers_share_one_latch<S: SleepProtocol + 'static>(name: &'static str, timed: bool) {
+    with_watchdog(name, move || {
+        let sleep = Arc::new(eager::<S>(2));
+        let latch = Arc::new(CoreLatch::new());
+        let sleeper = {
+            let (sleep, latch) = (sleep.clone(), latch.clone());
+            thread::spawn(move || {
+                let mut idle = sleep.start_looking(0);
+                while !latch.probe() {
+                    sleep.no_work_found(&mut idle, &latch, || false);
+                }
+                sleep.work_found(idle);
+            })
+        };
+        wait_until(|| sleep.num_sleeping() == 1);
+
+        let mut idle = sleep.start_looking(1);
+        let message = rounds_until_panic(&*sleep, &mut idle, &latch, timed)
+            .expect("a worker waiting on another worker's latch was never stopped");
+        let operation = if timed {
+            "no_work_found_until"
+        } else {
+            "no_work_found"
+        };
+        let holder = if cfg!(debug_assertions) {
+            "worker 0"
+        } else {
+            "another worker"
+        };
+        assert_eq!(
+            message,
+            format!(
+                "{operation}: worker 1 waits on a CoreLatch that {holder} is asleep on: \
+                 two workers share one latch, and each CoreLatch belongs to one worker"
+            )
+        );
+        assert_eq!(latch_state(&latch), "sleeping", "the sleeper's latch");
+        assert_eq!(sleep.num_sleeping(), 1, "the sleeper was disturbed");
+        drop(idle);
+
+        sleep.set_latch(&latch, 0);
+        sleeper.join().unwrap();
+        assert_eq!(sleep.num_sleeping(), 0);
+    });
+}
+
+#[test]
+fn jec_sleep_two_workers_share_one_latch() {
+    two_workers_share_one_latch::<JecSleep>("jec_sleep_two_workers_share_one_latch", false);
+}
+
+#[test]
+fn jec_sleep_two_workers_share_one_latch_timed() {
+    two_workers_share_one_latch::<JecSleep>("jec_sleep_two_workers_share_one_latch_timed", true);
+}
+
+#[test]
+fn notifier_sleep_two_workers_share_one_latch() {
+    two_workers_share_one_latch::<NotifierSleep>(
+        "notifier_sleep_two_workers_share_one_latch",
+        false,
+    );
+}
+
+#[test]
+fn notifier_sleep_two_workers_share_one_latch_timed() {
+    two_workers_share_one_latch::<NotifierSleep>(
+        "notifier_sleep_two_workers_share_one_latch_timed",
+        true,
+    );
+}

@@ -546,8 +546,9 @@ impl JecSleep {
         deadline: Option<Instant>,
     ) -> WaitOutcome {
         let worker = &self.workers[idle.worker].sleep;
-        // 1. UNSET -> SLEEPY; fails only if the latch is set.
-        if !latch.get_sleepy() {
+        // 1. UNSET -> SLEEPY; fails only if the latch is set, and panics,
+        //    writing nothing, if another worker holds it.
+        if !latch.get_sleepy_as(idle.worker, operation) {
             return WaitOutcome::Notified;
         }
         // 2. Visible to wakers before we can be counted (worker.rs).

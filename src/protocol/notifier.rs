@@ -299,17 +299,22 @@ impl NotifierSleep {
     }
 }
 
-/// Ends a sleep attempt, however it ends (a commit, a cancel, or the
-/// caller's check unwinding): the latch back from SLEEPING to UNSET (if it
-/// got that far), and the worker counted awake and idle again.
+/// Ends a sleep attempt, however it ends (a commit, a cancel, or a panic
+/// in the caller's check or at a misuse): the latch back from SLEEPING to
+/// UNSET if this attempt stepped it there, and the worker counted awake and
+/// idle again.
 struct AwakeAgain<'a> {
     awake_idle: &'a AtomicU32,
-    latch: &'a CoreLatch,
+    /// Set once this attempt put the latch to SLEEPING: a latch it never
+    /// stepped may be another worker's (a misuse), and must be left alone.
+    latch: Option<&'a CoreLatch>,
 }
 
 impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
-        self.latch.wake_up();
+        if let Some(latch) = self.latch {
+            latch.wake_up();
+        }
         // Relaxed: a poster that misses this increment wakes one more
         // sleeper than needed, never one fewer.
         self.awake_idle.fetch_add(1, Ordering::Relaxed);
@@ -338,7 +343,7 @@ impl NotifierSleep {
             idle.worker
         );
         if let Some(wait) = idle.prepared.take() {
-            return self.sleep(idle, wait, latch, has_work, deadline);
+            return self.sleep(operation, idle, wait, latch, has_work, deadline);
         }
         let step = idle.search.next_step(
             latch,
@@ -382,27 +387,34 @@ impl NotifierSleep {
 
     /// The round after the announcement: the caller searched every queue
     /// since `wait` was prepared and found nothing. Steps 5–8 of
-    /// docs/notifier.md, "NotifierSleep".
+    /// docs/notifier.md, "NotifierSleep". `operation` is the public call,
+    /// for the messages.
     fn sleep(
         &self,
+        operation: &str,
         idle: &mut NotifierIdle<'_>,
         wait: PreparedWait<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
-        // However this ends (a commit, a cancel, or the caller's check
-        // unwinding, when the token's drop cancels): the latch back to
-        // UNSET, and the worker counted awake and idle again.
-        let awake_again = AwakeAgain {
+        // However this ends (a commit, a cancel, or a panic, when the
+        // token's drop cancels): the worker counted awake and idle again,
+        // and the latch back to UNSET once this attempt stepped it.
+        let mut awake_again = AwakeAgain {
             awake_idle: &self.awake_idle,
-            latch,
+            latch: None,
         };
         // 5. UNSET -> SLEEPY -> SLEEPING, after the worker is on the waiter
         //    stack, so a setter that sees SLEEPING and notifies reaches it.
-        //    Either step fails only if the latch is set.
+        //    Either step fails only if the latch is set; the first panics,
+        //    writing nothing, if another worker holds the latch.
+        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
+        if asleep {
+            awake_again.latch = Some(latch);
+        }
         // 6. The final check, as the protocols' contract names it.
-        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {
+        let outcome = if !asleep || has_work() {
             self.notifier.cancel_wait(wait);
             idle.search.search_again();
             WaitOutcome::Notified
