@@ -284,6 +284,17 @@ CASES = [
         "the final check does not look there, and the poster waits for the sleeper",
     ),
     (
+        "notifier_sleep: a round past its deadline withdraws without counting the worker back",
+        "src/protocol/notifier.rs",
+        """            self.notifier.cancel_wait(wait);
+            // Relaxed, as every increment of the count (see AwakeAgain).
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);""",
+        """            self.notifier.cancel_wait(wait);""",
+        "protocol::loom_tests::notifier_sleep_round_past_its_deadline_keeps_the_job",
+        "the withdrawn worker is missing from the awake idle count: it wraps at the end "
+        "of the search, and posters that read it wake nobody",
+    ),
+    (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
         "src/jec/mod.rs",
         """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",

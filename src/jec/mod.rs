@@ -449,13 +449,22 @@ impl JecSleep {
         let _ = self.round("no_work_found", idle, latch, has_injected_jobs, None);
     }
 
-    /// [`no_work_found`](JecSleep::no_work_found), but a sleep it starts
-    /// ends at `deadline` at the latest. Returns
-    /// [`WaitOutcome::TimedOut`] only when the worker slept and the deadline
-    /// ended the sleep; the worker is then back to searching and no longer
-    /// counted as sleeping. Whether the timeout or a waker wins, the
-    /// sleeping count stays exact: both race on one CAS of the worker's
-    /// sleep word, and only the winner uncounts it.
+    /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
+    ///
+    /// - A round that starts before `deadline` is a round of
+    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
+    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
+    ///   ended that sleep: the worker is then back to searching and no
+    ///   longer counted as sleeping. Whether the timeout or a waker wins,
+    ///   the sleeping count stays exact: both race on one CAS of the
+    ///   worker's sleep word, and only the winner uncounts it.
+    /// - A round that starts after the deadline (`Instant::now() >=
+    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
+    ///   searching or sleeping, and the worker stays counted idle (inactive,
+    ///   not sleeping). Its idle period stays where it was: a sleepy worker
+    ///   tries to sleep at its next round, and the JEC it remembered still
+    ///   catches any post made since.
+    /// - Every other round returns [`WaitOutcome::Notified`].
     ///
     /// # Panics
     ///
@@ -476,6 +485,10 @@ impl JecSleep {
     ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// }
     /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// // Past the deadline, a round returns at once: no search, no sleep.
+    /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    /// assert_eq!(outcome, WaitOutcome::TimedOut);
+    /// assert_eq!(sleep.counters().inactive(), 1); // still idle
     /// sleep.work_found(idle);
     /// ```
     pub fn no_work_found_until(
@@ -509,6 +522,13 @@ impl JecSleep {
             "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
             idle.worker
         );
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            // Past the deadline: no search, no sleep. The state stays as it
+            // is, so a later round goes on from where this one would have
+            // (a sleepy worker's next round tries to sleep, and its
+            // remembered JEC still catches any post since).
+            return WaitOutcome::TimedOut;
+        }
         let budgets = &self.workers[idle.worker].budgets;
         let step = idle
             .search

@@ -145,11 +145,29 @@ pub trait SleepProtocol: Send + Sync + Sized {
         has_work: impl FnOnce() -> bool,
     );
 
-    /// [`no_work_found`](SleepProtocol::no_work_found), but a sleep it
-    /// starts ends at `deadline` at the latest. [`WaitOutcome::TimedOut`]
-    /// means the worker slept and the deadline ended the sleep; it is then
-    /// back to searching, and no wake meant for it or for anyone else was
-    /// lost.
+    /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline.
+    ///
+    /// - A round that starts before `deadline` is a round of
+    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
+    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
+    ///   ended that sleep: the worker is then back to searching.
+    /// - A round that starts after the deadline (`Instant::now() >=
+    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
+    ///   searching or sleeping, and the worker stays counted idle. Its idle
+    ///   period stays where it was: a sleepy `JecSleep` worker tries to sleep
+    ///   at its next round. A `NotifierSleep` worker that announced itself
+    ///   in the round before withdraws, as it does when its final check
+    ///   finds work (a notification it was handed goes on to the next
+    ///   waiter), and announces itself again at its next round.
+    /// - Every other round returns [`WaitOutcome::Notified`].
+    ///
+    /// Either way no wake meant for this worker or for anyone else is lost:
+    /// after `TimedOut`, as after any round, the caller searches again or
+    /// ends the search.
+    ///
+    /// # Panics
+    ///
+    /// As [`no_work_found`](SleepProtocol::no_work_found).
     fn no_work_found_until(
         &self,
         idle: &mut Self::Idle<'_>,

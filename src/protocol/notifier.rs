@@ -342,6 +342,9 @@ impl NotifierSleep {
             "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return self.past_deadline(idle);
+        }
         if let Some(wait) = idle.prepared.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline);
         }
@@ -383,6 +386,24 @@ impl NotifierSleep {
         //    re-check of the event count, and the one that sees work pushed
         //    to a queue `has_work` does not look at (a worker's own deque).
         WaitOutcome::Notified
+    }
+
+    /// A round that starts after its deadline: no search and no sleep. A
+    /// worker that announced itself in the round before withdraws, as it
+    /// does when its final check finds work: its wait is cancelled (a
+    /// notification it was handed goes on to the next waiter), it counts
+    /// among the awake idle workers again, and its next round announces it
+    /// anew. Its caller searches before that round, or ends the search
+    /// (and hands off), as after any round, so a post that now relies on it
+    /// loses nothing.
+    fn past_deadline(&self, idle: &mut NotifierIdle<'_>) -> WaitOutcome {
+        if let Some(wait) = idle.prepared.take() {
+            self.notifier.cancel_wait(wait);
+            // Relaxed, as every increment of the count (see AwakeAgain).
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            idle.search.sleepy_again();
+        }
+        WaitOutcome::TimedOut
     }
 
     /// The round after the announcement: the caller searched every queue
