@@ -424,7 +424,11 @@ impl JecSleep {
     ///   registering with the same worker index (two threads use one
     ///   index). That thread's sleep and the counters are left as they were,
     ///   `latch` is back to unset, and the state ends its search as the
-    ///   caller unwinds.
+    ///   caller unwinds;
+    /// - if, as the worker tries to sleep, another worker is asleep or about
+    ///   to sleep on `latch` (two workers share one latch; see
+    ///   [`CoreLatch`], "Panics"). Nothing is written: that worker is still
+    ///   woken when the latch is set.
     ///
     /// # Examples
     ///

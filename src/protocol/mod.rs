@@ -133,10 +133,12 @@ pub trait SleepProtocol: Send + Sync + Sized {
     ///
     /// # Panics
     ///
-    /// Both protocols in this crate panic, naming this call and the worker,
-    /// when another thread is asleep or about to sleep with the same worker
-    /// index (two threads use one index). That thread's sleep is left
-    /// intact, and so are the protocol's counts and `latch`; the idle
+    /// Both protocols in this crate panic, naming this call and the
+    /// workers, when the worker's sleep attempt finds that another thread
+    /// is asleep or about to sleep with the same worker index (two threads
+    /// use one index), or that another worker is on `latch` (two workers
+    /// share one latch; see [`CoreLatch`], "Panics"). That thread's sleep is
+    /// left intact, and so are the protocol's counts and `latch`; the idle
     /// state ends its search as the caller unwinds.
     fn no_work_found(
         &self,
