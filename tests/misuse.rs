@@ -209,8 +209,9 @@ fn notifier_sleep_round_on_a_slot_in_use_leaves_latch_and_count() {
 /// Worker 0 sleeps against a latch, and worker 1 waits on that same latch:
 /// its sleep attempt must panic, naming both workers (the sleeper only in
 /// a debug build, which records who holds a latch), and leave the latch to
-/// its sleeper, whom `set_latch` then wakes. Before, worker 1 found the
-/// latch "not unset" at every attempt and spun without end.
+/// its sleeper, whom `set_latch` then wakes. A miss shows as worker 1
+/// running all its rounds: it finds the latch neither unset nor set at
+/// every attempt.
 fn two_workers_share_one_latch<S: SleepProtocol + 'static>(name: &'static str, timed: bool) {
     with_watchdog(name, move || {
         let sleep = Arc::new(eager::<S>(2));

@@ -277,9 +277,10 @@ impl AwakeIdle for NotifierSleep {
 /// Rounds of `no_work_found_until` with a deadline that has passed, at
 /// every step of an idle period (searching, sleepy or announced): each
 /// returns `TimedOut` at once, without a search round, a final check or a
-/// sleep, and the worker stays counted idle and awake. Under rayon's policy
-/// of 32 yield rounds, the rounds used to yield their way through the
-/// search, and return `TimedOut` only from a sleep attempt.
+/// sleep, and the worker stays counted idle and awake. Rayon's policy of 32
+/// yield rounds is the one where a round that ignored its deadline would
+/// show most: it would yield through the search.
+///
 /// `sleep_attempts` is how many of the four rounds before the deadline
 /// reach a sleep attempt under `policy`. (None for `NotifierSleep`: the
 /// rounds past the deadline withdraw its announcement, so each round before
