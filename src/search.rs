@@ -166,8 +166,9 @@ impl Search {
         self.rounds = 0;
     }
 
-    /// Work was posted while the worker registered: get sleepy again at
-    /// the next round, without a new search.
+    /// Get sleepy again at the next round, without a new search: work was
+    /// posted while the worker registered (`JecSleep`), or it withdrew its
+    /// announcement at a round past its deadline (`NotifierSleep`).
     pub(crate) fn sleepy_again(&mut self) {
         self.phase = Phase::Sleepy;
     }

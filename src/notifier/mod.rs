@@ -262,7 +262,31 @@ impl Notifier {
                 "prepare_wait: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        if slot.claim(wid) == Claim::Push {
+        let claim = slot.claim(wid);
+        self.announce(wid, slot, claim)
+    }
+
+    /// [`prepare_wait`](Notifier::prepare_wait) for a protocol built on the
+    /// notifier, whose message names its own call: if slot `wid` already
+    /// has a wait in progress, its state's name is the error and nothing
+    /// is written. Otherwise `before_push` runs once the slot is claimed,
+    /// before the push and the WaitFence (`NotifierSleep` leaves its count
+    /// of awake idle workers there), and the wait is prepared.
+    pub(crate) fn try_prepare_wait(
+        &self,
+        wid: usize,
+        before_push: impl FnOnce(),
+    ) -> Result<PreparedWait<'_>, &'static str> {
+        let slot = &self.slots[wid];
+        let claim = slot.try_claim().map_err(slot::state_name)?;
+        before_push();
+        Ok(self.announce(wid, slot, claim))
+    }
+
+    /// The rest of a prepare once slot `wid` is claimed: on the stack (if
+    /// it is not still there), then the WaitFence.
+    fn announce(&self, wid: usize, slot: &Slot, claim: Claim) -> PreparedWait<'_> {
+        if claim == Claim::Push {
             self.push(wid, slot);
         }
         // WaitFence, the waiter half of the handshake: pairs with the
@@ -427,7 +451,18 @@ impl Notifier {
     /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
     /// ```
     pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
-        let wid = wait.disarm_for(self, "commit_wait_until");
+        self.commit_with_deadline("commit_wait_until", wait, deadline)
+    }
+
+    /// A commit that ends at `deadline`; `operation` is the public call,
+    /// for the messages.
+    fn commit_with_deadline(
+        &self,
+        operation: &str,
+        wait: PreparedWait<'_>,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        let wid = wait.disarm_for(self, operation);
         let ended = self.slots[wid].park(Some(deadline));
         self.finish_wait(wid, ended)
     }
@@ -453,10 +488,11 @@ impl Notifier {
     /// ```
     pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
         match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.commit_wait_until(wait, deadline),
+            Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
             None => {
-                self.commit_wait(wait);
-                WaitOutcome::Notified
+                let wid = wait.disarm_for(self, "commit_wait_timeout");
+                let ended = self.slots[wid].park(None);
+                self.finish_wait(wid, ended)
             }
         }
     }
@@ -724,18 +760,23 @@ impl std::fmt::Debug for Notifier {
 impl Drop for Notifier {
     fn drop(&mut self) {
         // Tokens and commits borrow the notifier, so nobody can be waiting;
-        // only cancelled slots may still sit on the stack. A debug check:
-        // release builds skip the walk.
-        if !cfg!(debug_assertions) {
+        // only cancelled slots may still sit on the stack, unless a token
+        // was leaked with `mem::forget`. A debug check: release builds skip
+        // the walk. And never while the thread unwinds, where a second panic
+        // would abort the process and hide the first.
+        if !cfg!(debug_assertions) || std::thread::panicking() {
             return;
         }
         let (stacked, _) = self.walk_stack();
         for wid in stacked {
-            debug_assert_eq!(
-                self.slots[wid].state(),
-                CANCELLED,
-                "Notifier dropped with slot {wid} still waiting"
-            );
+            let state = self.slots[wid].state();
+            if state != CANCELLED {
+                panic!(
+                    "Notifier dropped while slot {wid} is still {}: was a PreparedWait \
+                     leaked? (A NotifierIdle leaked after its announcement holds one.)",
+                    slot::state_name(state)
+                );
+            }
         }
     }
 }
