@@ -8,12 +8,12 @@ mod worker;
 
 use crossbeam_utils::CachePadded;
 
-use crate::budget::{Budgets, Kind};
+use crate::budget::Kind;
 use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step};
+use crate::search::{Search, Step, WorkerIdle};
 use crate::searchers::SearcherSlots;
 use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
@@ -93,10 +93,11 @@ pub struct JecSleep {
 }
 
 /// One worker's part of the protocol, on its own cache line: its sleep
-/// word, which wakers claim, and its learned budgets, which only it uses.
+/// word, which wakers claim, and what its idle periods learned and cost,
+/// which only it writes.
 struct Worker {
     sleep: WorkerSleep,
-    budgets: Budgets,
+    idle: WorkerIdle,
 }
 
 impl JecSleep {
@@ -197,7 +198,7 @@ impl JecSleep {
                 .map(|_| {
                     CachePadded::new(Worker {
                         sleep: WorkerSleep::new(),
-                        budgets: Budgets::new(&policy),
+                        idle: WorkerIdle::new(&policy),
                     })
                 })
                 .collect(),
@@ -257,7 +258,9 @@ impl JecSleep {
     pub fn stats(&self) -> crate::SleepStats {
         self.workers
             .iter()
-            .fold(crate::SleepStats::default(), |s, w| s.add(w.sleep.counts()))
+            .fold(crate::SleepStats::default(), |s, w| {
+                s.add(w.sleep.counts()).add_idle(&w.idle.counters)
+            })
     }
 
     /// Number of workers asleep right now (registered and not yet claimed
@@ -375,7 +378,7 @@ impl JecSleep {
             idle.worker
         );
         idle.search
-            .found(&self.policy, &self.workers[idle.worker].budgets);
+            .found(&self.policy, &self.workers[idle.worker].idle);
         // Dropping the state ends the search: `end_search`.
     }
 
@@ -533,10 +536,10 @@ impl JecSleep {
             // remembered JEC still catches any post since).
             return WaitOutcome::TimedOut;
         }
-        let budgets = &self.workers[idle.worker].budgets;
+        let worker_idle = &self.workers[idle.worker].idle;
         let step = idle
             .search
-            .next_step(latch, &self.policy, budgets, |kind, slot| {
+            .next_step(latch, &self.policy, worker_idle, |kind, slot| {
                 self.may_search(kind, slot)
             });
         match step {
@@ -637,13 +640,14 @@ impl JecSleep {
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
         idle.search.sleeping();
+        let counters = &self.workers[idle.worker].idle.counters;
         let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
-            idle.search.search_again();
+            idle.search.timed_out(counters);
             WaitOutcome::TimedOut
         } else {
-            idle.search.woken();
+            idle.search.woken(counters);
             WaitOutcome::Notified
         };
         idle.sleepy_jec = None;

@@ -6,13 +6,13 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::SleepProtocol;
-use crate::budget::{Budgets, Kind};
+use crate::budget::Kind;
 use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::notifier::{Notifier, PreparedWait};
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step};
+use crate::search::{Search, Step, WorkerIdle};
 use crate::searchers::SearcherSlots;
 use crate::stats::SleepStats;
 use crate::sync::{AtomicU32, Ordering};
@@ -57,8 +57,9 @@ pub struct NotifierSleep {
     /// |-------|--------------|-------------------------------------------|
     /// | 0..32 | `awake_idle` | idle workers that are not asleep (≤ capacity) |
     awake_idle: CachePadded<AtomicU32>,
-    /// Each worker's learned search budgets (only that worker uses them).
-    budgets: Box<[CachePadded<Budgets>]>,
+    /// What each worker's idle periods learned and cost (only that worker
+    /// writes it).
+    workers_idle: Box<[CachePadded<WorkerIdle>]>,
     slots: SearcherSlots,
     policy: IdlePolicy,
 }
@@ -207,8 +208,8 @@ impl NotifierSleep {
         Ok(NotifierSleep {
             notifier: Notifier::new(workers),
             awake_idle: CachePadded::new(AtomicU32::new(0)),
-            budgets: (0..workers)
-                .map(|_| CachePadded::new(Budgets::new(&policy)))
+            workers_idle: (0..workers)
+                .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
                 .collect(),
             slots: SearcherSlots::new(&policy, workers),
             policy,
@@ -295,7 +296,9 @@ impl NotifierSleep {
     /// ```
     #[must_use]
     pub fn stats(&self) -> SleepStats {
-        self.notifier.stats()
+        self.workers_idle
+            .iter()
+            .fold(self.notifier.stats(), |s, w| s.add_idle(&w.counters))
     }
 }
 
@@ -351,7 +354,7 @@ impl NotifierSleep {
         let step = idle.search.next_step(
             latch,
             &self.policy,
-            &self.budgets[idle.worker],
+            &self.workers_idle[idle.worker],
             |kind, slot| self.may_search(kind, slot),
         );
         if let Step::Search(round) = step {
@@ -449,9 +452,10 @@ impl NotifierSleep {
                     WaitOutcome::Notified
                 }
             };
+            let counters = &self.workers_idle[idle.worker].counters;
             match outcome {
-                WaitOutcome::Notified => idle.search.woken(),
-                WaitOutcome::TimedOut => idle.search.search_again(),
+                WaitOutcome::Notified => idle.search.woken(counters),
+                WaitOutcome::TimedOut => idle.search.timed_out(counters),
             }
             outcome
         };
@@ -588,7 +592,8 @@ impl SleepProtocol for NotifierSleep {
             "work_found: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
-        idle.search.found(&self.policy, &self.budgets[idle.worker]);
+        idle.search
+            .found(&self.policy, &self.workers_idle[idle.worker]);
         // Dropping the state ends the search: `end_search`.
     }
 
