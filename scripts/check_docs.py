@@ -78,7 +78,7 @@ EXTERNAL = {
 }
 
 FENCE = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*Fence)\b")
-SECTION = re.compile(r'docs/([\w-]+\.md),?\s+"([^"]+)"')
+SECTION = re.compile(r'docs/([\w-]+\.md)(?:\]\([^)]*\))?,?\s+"([^"]+)"')
 LINK = re.compile(r"\]\(((?:docs/)?[\w-]+\.md)(?:#([\w-]+))?\)")
 BACKTICK = re.compile(r"`([^`\n]+)`")
 RUSTISH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")

@@ -1,6 +1,6 @@
 //! [`Search`]: one worker's idle period, as both protocols step it: which
 //! kind of wait it is, how long its search may last, and what its sleeps
-//! teach the worker's budget (docs/idle-policy.md).
+//! teach the worker's budget ([docs/idle-policy.md](crate::docs::idle_policy)).
 //!
 //! An idle period is a run of *phases*. Each phase searches (rounds that
 //! pause), then gets sleepy, then tries to sleep; a wake starts a new

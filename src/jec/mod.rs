@@ -1,6 +1,6 @@
 //! [`JecSleep`]: Rayon's jobs-event-counter sleep protocol as a reusable
 //! adapter. The protocol, its orderings and its proof sketch are in
-//! docs/jec-sleep.md; this file follows it step by step.
+//! [docs/jec-sleep.md](crate::docs::jec_sleep); this file follows it step by step.
 
 mod counters;
 mod idle;
@@ -51,7 +51,7 @@ pub use idle::JecIdle;
 /// target (32-bit JEC, 65,535 workers); a sleeper parks on its own futex word
 /// with no mutex (the handshake with wakers is model-checked under loom); the
 /// idle rounds are an [`IdlePolicy`], by default a search budget in time
-/// that each worker learns. docs/jec-sleep.md lists the rest.
+/// that each worker learns. [docs/jec-sleep.md](crate::docs::jec_sleep) lists the rest.
 ///
 /// # Examples
 ///
@@ -354,7 +354,7 @@ impl JecSleep {
     /// Ending a search wakes up to two sleepers to help, as rayon-core does
     /// whenever any worker leaves its idle loop; with a searcher cap, it
     /// wakes one, and only if this worker was the last awake idle one (the
-    /// hand-off; see docs/jec-sleep.md, "work_found"). Dropping the state
+    /// hand-off; see [docs/jec-sleep.md](crate::docs::jec_sleep), "work_found"). Dropping the state
     /// ends the search the same way, without learning.
     ///
     /// # Panics

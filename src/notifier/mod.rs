@@ -3,7 +3,7 @@
 //! futex word.
 //!
 //! The protocol, its orderings and the proof that no wakeup is lost are in
-//! docs/notifier.md; this file follows it step by step.
+//! [docs/notifier.md](crate::docs::notifier); this file follows it step by step.
 
 mod slot;
 mod state;
@@ -52,7 +52,7 @@ pub use token::PreparedWait;
 ///   exception: a waiter that cancels while another waiter sits above it in
 ///   the stack leaves its slot there, marked cancelled, until its own next
 ///   prepare revives it or a notify clears it; that notify pays one pop per
-///   such slot and then the fast path is back. docs/notifier.md, "the cost
+///   such slot and then the fast path is back. [docs/notifier.md](crate::docs::notifier), "the cost
 ///   of this design".)
 /// - a notify that reaches a prepared-but-not-committed waiter costs two
 ///   compare-and-swaps (pop, deliver) and no syscall;
@@ -96,7 +96,7 @@ pub use token::PreparedWait;
 /// assert_eq!(consumer.join().unwrap(), 1);
 /// ```
 pub struct Notifier {
-    /// The packed state word; layout in `state.rs` and docs/notifier.md:
+    /// The packed state word; layout in `state.rs` and [docs/notifier.md](crate::docs::notifier):
     ///
     /// | bits   | field                                    |
     /// |--------|------------------------------------------|
@@ -168,7 +168,7 @@ impl Notifier {
     }
 
     /// The most waiter slots any notifier can have: 65,535, set by the
-    /// 16-bit stack index of the packed state word (see docs/notifier.md).
+    /// 16-bit stack index of the packed state word (see [docs/notifier.md](crate::docs::notifier)).
     ///
     /// # Examples
     ///
@@ -331,7 +331,7 @@ impl Notifier {
     /// A cancel never swallows a notification another waiter needs: if a
     /// notify had already delivered one to this waiter, it is passed on to
     /// the next waiter on the stack (the cancelling waiter may have re-checked
-    /// before that notify and be leaving for other work; docs/notifier.md,
+    /// before that notify and be leaving for other work; [docs/notifier.md](crate::docs::notifier),
     /// "cancel_wait(token)").
     ///
     /// # Panics

@@ -32,7 +32,7 @@ use crate::sync::{AtomicU32, Ordering};
 /// it), and costs one fence plus one load when nobody sleeps. The last
 /// awake idle worker to find work wakes one sleeper to search in its place
 /// (the hand-off), and the searcher cap sends workers over it straight to
-/// sleep. docs/notifier.md,
+/// sleep. [docs/notifier.md](crate::docs::notifier),
 /// "NotifierSleep", has the word's layout, its orderings and why no wake
 /// is lost.
 ///
@@ -411,7 +411,7 @@ impl NotifierSleep {
 
     /// The round after the announcement: the caller searched every queue
     /// since `wait` was prepared and found nothing. Steps 5–8 of
-    /// docs/notifier.md, "NotifierSleep". `operation` is the public call,
+    /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
     /// for the messages.
     fn sleep(
         &self,
