@@ -18,8 +18,8 @@ use crate::sync::Stopwatch;
 pub(crate) enum Step {
     /// Search round `n` of this phase: pass the time with the policy.
     Search(u32),
-    /// The search is over: announce sleepiness (the JEC protocol) or try
-    /// to sleep at once (the notifier).
+    /// The search is over: announce sleepiness (the JEC protocol's sleepy
+    /// round, the notifier's `prepare_wait`).
     Sleepy,
     /// Try to sleep.
     Sleep,
@@ -56,14 +56,13 @@ impl WorkerIdle {
 pub(crate) struct Search {
     /// Set at the first empty round, from the latch.
     kind: Kind,
-    started: bool,
     phase: Phase,
     /// Rounds searched in this phase.
     rounds: u32,
     /// This phase's budget (timed policies).
     budget_ns: u32,
-    /// Started at the first empty round: a search that finds work at once
-    /// never reads the clock.
+    /// Started at the first empty round, so `None` until then: a search
+    /// that finds work at once never reads the clock.
     clock: Option<Stopwatch>,
     phase_started_ns: u64,
     /// When this phase's search rounds began, while they last.
@@ -80,7 +79,6 @@ impl Search {
     pub(crate) fn new() -> Self {
         Search {
             kind: Kind::Idle,
-            started: false,
             phase: Phase::Start,
             rounds: 0,
             budget_ns: 0,
@@ -120,7 +118,8 @@ impl Search {
             let within = match policy.search {
                 Length::Rounds { spin, yields, .. } => self.rounds < spin.saturating_add(yields),
                 Length::Timed { .. } => {
-                    self.now_ns() - self.phase_started_ns < u64::from(self.budget_ns)
+                    let searched = self.now_ns().saturating_sub(self.phase_started_ns);
+                    searched < u64::from(self.budget_ns)
                 }
             };
             if within {
@@ -145,8 +144,7 @@ impl Search {
         worker: &WorkerIdle,
         may_search: impl FnOnce(Kind, &mut bool) -> bool,
     ) {
-        if !self.started {
-            self.started = true;
+        if self.clock.is_none() {
             self.kind = latch.waits_for();
             self.clock = Some(Stopwatch::start());
         }
