@@ -113,7 +113,7 @@ fn parse_args() -> Result<Option<Options>, String> {
                          like 0,32; not '{text}'"
                     ));
                 };
-                options.policy = IdlePolicy::new().spin_rounds(spin).yield_rounds(yields);
+                options.policy = IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields);
             }
             "--threads" => {
                 let text = value("--threads")?;

@@ -13,9 +13,37 @@ It fails (exit 1, one line per problem) when:
 - a markdown link to a docs file points to a missing file or #anchor;
 - a loom model that src/ defines is not named in docs/, or one that docs/
   or scripts/planted_bugs.py names does not exist;
-- a name in `backticks` in docs/ or README.md that looks like Rust (snake_case
-  with an underscore, CamelCase, or a path with ::) is found nowhere in the
-  repository's code, unless it is listed below as another project's name.
+- a name in `backticks` in docs/ or README.md is not in the code. The
+  token may be a bare name, a path (`Type::name`), a method (`.name`), and
+  may end in `()` or in arguments (`notify_n(k)`); only the name before the
+  arguments counts. "The code" is every Rust file of the workspace (src/,
+  tests/, examples/, pool/, bench/, eigen/, interop/), the scripts, CI and
+  the manifests. Which names must exist, and how:
+  - snake_case with an underscore, CamelCase, ALL_CAPS, or the last segment
+    of a path that is one of these: the name must occur as a word anywhere
+    in the code;
+  - a single lowercase word (`probe`, `set`) written as a call (`probe()`,
+    `set(owner)`), a method (`.probe`) or the last segment of a path
+    (`CoreLatch::probe`): it must be defined (`fn probe`, `const`, ...) or
+    called (`probe(`, `.probe`, `::probe`) in the Rust code, since a bare
+    word test passes on any local variable of that name;
+  - a bare single lowercase word (`probe`) counts as a name only if the
+    docs or README write it in one of the forms above somewhere, and is
+    then checked the same way. Other bare words (`jec`, `cap`, `ok`) are
+    taken as plain words or feature names and not checked;
+  names from other projects are listed in EXTERNAL below;
+- a "before" name of a rename table in CHANGELOG.md (a table whose header
+  is `| before | after |`) appears in docs/, README.md or src/. The name is
+  the first backticked token of the row's "before" cell, without `()` or a
+  signature. A name that is also some row's "after" name (the same path)
+  is not checked: it still exists, with a new meaning. The qualified form
+  (`CapacityError::capacity`) is always searched for. The last segment alone
+  is searched for too unless it is still a live name: an "after" name's last
+  segment, or an item that src/ defines under that name (`MAX_WORKERS`, a
+  private constant). A last segment that is a single lowercase word
+  (`size`) is searched for only as a call, a method or a definition
+  (`size()`, `.size`, `::size`, `fn size`), so that the plain word does not
+  count.
 """
 
 import glob
@@ -50,7 +78,7 @@ EXTERNAL = {
 }
 
 FENCE = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*Fence)\b")
-SECTION = re.compile(r'docs/([\w-]+\.md),?\s+"([^"]+)"')
+SECTION = re.compile(r'docs/([\w-]+\.md)(?:\]\([^)]*\))?,?\s+"([^"]+)"')
 LINK = re.compile(r"\]\(((?:docs/)?[\w-]+\.md)(?:#([\w-]+))?\)")
 BACKTICK = re.compile(r"`([^`\n]+)`")
 RUSTISH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
@@ -76,6 +104,7 @@ readme = read(os.path.join(ROOT, "README.md"))
 src = {rel(p): read(p) for p in files("src/**/*.rs")}
 code_files = [p for pattern in ("src/**/*.rs", "tests/**/*.rs", "examples/**/*.rs",
                                 "interop/**/*.rs", "bench/**/*.rs", "pool/**/*.rs",
+                                "eigen/**/*.rs",
                                 "scripts/*", ".ci/run", "Cargo.toml", "*/Cargo.toml")
               for p in files(pattern)]
 code = "\n".join(read(p) for p in code_files if os.path.isfile(p))
@@ -154,18 +183,114 @@ for name in sorted(cited):
         problems.append(f"docs or planted_bugs.py name loom model {name}, which does not exist")
 
 # 4. Rust-looking names in backticks.
-for path, text in list(docs.items()) + [("README.md", readme)]:
+rust_code = "\n".join(read(p) for p in code_files if p.endswith(".rs") and os.path.isfile(p))
+NAME_TOKEN = re.compile(
+    r"^(\.)?([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)(\(.*\))?$")
+LOWER_WORD = re.compile(r"^[a-z][a-z0-9]*$")
+
+
+def shaped(last):
+    """snake_case with an underscore, CamelCase or ALL_CAPS: a name, not a word."""
+    return ("_" in last.strip("_") or re.match(r"^[A-Z][a-z]+[A-Z]", last) is not None
+            or re.match(r"^[A-Z][A-Z0-9_]+$", last) is not None)
+
+
+def defined_or_called(name):
+    """Is `name` an item, a call or a method in the Rust code?"""
+    n = re.escape(name)
+    return re.search(
+        r"\b(?:fn|const|static|struct|enum|trait|type|mod)\s+" + n + r"\b"
+        r"|\b" + n + r"\s*(?:::<[^>]*>)?\(|[.:]" + n + r"\b", rust_code) is not None
+
+
+def name_tokens(text):
+    """(token, dot, path, called) for every backticked token shaped like a name."""
     for m in BACKTICK.finditer(text):
         token = m.group(1).strip()
-        if not RUSTISH.match(token):
+        t = NAME_TOKEN.match(token)
+        if t:
+            yield token, bool(t.group(1)), t.group(2), bool(t.group(3))
+
+
+doc_sources = list(docs.items()) + [("README.md", readme)]
+# Single lowercase words that the docs write as calls, methods or path
+# segments somewhere: a bare backticked `word` is then a name too.
+known_methods = set()
+for _, text in doc_sources:
+    for token, dot, path, called in name_tokens(text):
+        last = path.split("::")[-1]
+        if LOWER_WORD.match(last) and (dot or called or "::" in path):
+            known_methods.add(last)
+
+for path_, text in doc_sources:
+    for token, dot, path, called in name_tokens(text):
+        last = path.split("::")[-1]
+        if path in EXTERNAL or last in EXTERNAL or token in EXTERNAL:
             continue
-        name = token[:-2] if token.endswith("()") else token
-        last = name.split("::")[-1]
-        shaped = "_" in last.strip("_") or "::" in name or re.match(r"^[A-Z][a-z]+[A-Z]", last)
-        if not shaped or name in EXTERNAL or last in EXTERNAL:
-            continue
-        if re.search(r"\b" + re.escape(last) + r"\b", code) is None:
-            problems.append(f"{path}: `{token}` is not in the code")
+        if shaped(last):
+            if re.search(r"\b" + re.escape(last) + r"\b", code) is None:
+                problems.append(f"{path_}: `{token}` is not in the code")
+        elif LOWER_WORD.match(last) and (dot or called or "::" in path or last in known_methods):
+            if not defined_or_called(last):
+                problems.append(f"{path_}: `{token}` is not defined or called in the code")
+        elif "::" in path and re.search(r"\b" + re.escape(last) + r"\b", code) is None:
+            problems.append(f"{path_}: `{token}` is not in the code")
+
+# 5. Names the CHANGELOG's rename tables retired.
+changelog = read(os.path.join(ROOT, "CHANGELOG.md"))
+
+
+def first_name(cell):
+    """The name in a rename-table cell: its first backticked token, without
+    `()`, arguments or a signature."""
+    m = re.search(r"`([^`]+)`", cell)
+    if not m:
+        return None
+    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)", m.group(1))
+    return m.group(1) if m else None
+
+
+renames = []  # (before, after)
+in_table = False
+for line in changelog.split("\n"):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else None
+    if cells is None:
+        in_table = False
+    elif [c.lower() for c in cells[:2]] == ["before", "after"]:
+        in_table = True
+    elif in_table and not set(line) <= set("|-: "):
+        renames.append((first_name(cells[0]), first_name(cells[1]) if len(cells) > 1 else None))
+if not renames:
+    problems.append("CHANGELOG.md: no rename table (| before | after |) found")
+afters = {a for _, a in renames if a}
+after_lasts = {a.split("::")[-1] for a in afters}
+defined_in_src = set(re.findall(
+    r"\b(?:fn|const|static|struct|enum|trait|type|mod)\s+([A-Za-z_][A-Za-z0-9_]*)",
+    "\n".join(src.values())))
+retired = []  # (name as written in the table, regex)
+for before, _ in renames:
+    if not before or before in afters:
+        continue
+    last = before.split("::")[-1]
+    forms = []
+    if "::" in before:
+        forms.append(r"\b" + re.escape(before) + r"\b")
+    if last not in after_lasts and last not in defined_in_src:
+        n = re.escape(last)
+        if LOWER_WORD.match(last):
+            forms.append(r"(?:\.|::|\bfn\s+)" + n + r"\b|\b" + n + r"\(\)")
+        else:
+            forms.append(r"\b" + n + r"\b")
+    retired.append((before, re.compile("|".join(forms))))
+for path_, text in sorted(list(docs.items()) + [("README.md", readme)] + list(src.items())):
+    for i, line in enumerate(text.split("\n")):
+        hits = {}
+        for before, pattern in retired:
+            m = pattern.search(line)
+            if m:
+                hits.setdefault(m.group(0).strip(), before)
+        for found, before in hits.items():
+            problems.append(f"{path_}:{i + 1}: `{found}` is a name CHANGELOG.md retired (`{before}`)")
 
 for p in sorted(set(problems)):
     print(p)

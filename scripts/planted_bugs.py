@@ -118,14 +118,15 @@ CASES = [
         "jec: Blitz's window (sleeper visible to wakers only after it is counted)",
         "src/jec/mod.rs",
         """        // 2. Visible to wakers before we can be counted (worker.rs).
-        worker.begin_registering();""",
-        """        // 2. (planted: registration flag moved after the counters CAS)""",
+        if let Err(state) = worker.begin_registering() {""",
+        """        // 2. (planted: registration flag moved after the counters CAS)
+        if let Err(state) = Ok::<(), &str>(()) {""",
         "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
         "a poster that sees the count finds no flag, wakes nobody, and the sleeper sleeps",
         [("""            if self.counters.try_add_sleeping(counters) {
                 break;
             }""", """            if self.counters.try_add_sleeping(counters) {
-                worker.begin_registering();
+                worker.begin_registering().unwrap();
                 break;
             }""")],
     ),
@@ -140,11 +141,10 @@ CASES = [
     (
         "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
         "src/protocol/notifier.rs",
-        """        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {""",
-        """        let set = !latch.get_sleepy() || !latch.fall_asleep();
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
         self.notifier.cancel_wait(wait);
-        let wait = self.notifier.prepare_wait(idle.worker);
-        let outcome = if set || has_work() {""",
+        let wait = self.notifier.prepare_wait(idle.worker);""",
         "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
@@ -204,11 +204,11 @@ CASES = [
     (
         "notifier_sleep: the awake idle count is decremented twice on the way to sleep",
         "src/protocol/notifier.rs",
-        """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        // 3. The announcement""",
-        """        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        // 3. The announcement""",
+        """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        });""",
+        """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        });""",
         "protocol::loom_cap_tests::notifier_sleep_cap_burst_against_full_searchers",
         "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
     ),
@@ -279,11 +279,8 @@ CASES = [
     (
         "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
         "src/protocol/notifier.rs",
-        """        idle.prepared = Some(idle.sleep.notifier.prepare_wait(idle.worker));
-        std::mem::forget(count_back);""",
-        """        let wait = idle.sleep.notifier.prepare_wait(idle.worker);
-        std::mem::forget(count_back);
-        return self.sleep(idle, wait, latch, has_work, deadline);""",
+        """            Ok(wait) => idle.prepared = Some(wait),""",
+        """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline),""",
         "protocol::loom_tests::notifier_sleep_internal_job_reaches_a_sleeper",
         "a job pushed to the poster's own queue before the announcement is seen by no search: "
         "the final check does not look there, and the poster waits for the sleeper",
@@ -304,6 +301,33 @@ CASES = [
         """        self.futex.word().store(AWAKE, Ordering::Release);""",
         "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
         "the sleep word says AWAKE but the sleeper stays asleep on the futex: nobody wakes it",
+    ),
+    (
+        "waiter_ids: an id is taken by a load and a store, not one CAS",
+        "src/waiter_ids.rs",
+        """                match word.compare_exchange_weak(
+                    bits,
+                    bits | 1 << bit,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {""",
+        """                match {
+                    word.store(bits | 1 << bit, Ordering::Relaxed);
+                    Ok::<u64, u64>(bits)
+                } {""",
+        "waiter_ids::loom_tests::waiter_ids_are_never_shared",
+        "two threads read the bit free, and both take id 0",
+    ),
+    (
+        "notifier_sleep: a round past its deadline withdraws without counting the worker back",
+        "src/protocol/notifier.rs",
+        """            self.notifier.cancel_wait(wait);
+            // Relaxed, as every increment of the count (see AwakeAgain).
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);""",
+        """            self.notifier.cancel_wait(wait);""",
+        "protocol::loom_tests::notifier_sleep_round_past_its_deadline_keeps_the_job",
+        "the withdrawn worker is missing from the awake idle count: it wraps at the end "
+        "of the search, and posters that read it wake nobody",
     ),
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",

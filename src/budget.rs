@@ -1,5 +1,5 @@
 //! [`Budgets`]: one worker's learned search budgets, and the rule that
-//! learns them (docs/idle-policy.md).
+//! learns them ([docs/idle-policy.md](crate::docs::idle_policy)).
 //!
 //! Only the owning worker reads and writes its budgets, on its idle paths,
 //! so they are plain Relaxed cells that the loom models need not see

@@ -79,3 +79,54 @@ impl fmt::Display for CapacityError {
 }
 
 impl std::error::Error for CapacityError {}
+
+/// `count` things in words, for messages: "1 worker", "3 workers".
+pub(crate) struct Count(pub(crate) usize, pub(crate) &'static str);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Count(count, unit) = *self;
+        let plural = if count == 1 { "" } else { "s" };
+        write!(f, "{count} {unit}{plural}")
+    }
+}
+
+/// Who is already looking for work when a `start_looking` is refused, in
+/// words: "all 3 workers already are", or "the only worker already is".
+pub(crate) fn all_looking(capacity: usize) -> String {
+    if capacity == 1 {
+        "the only worker already is".to_string()
+    } else {
+        format!("all {capacity} workers already are")
+    }
+}
+
+/// The name of type `T` without its module path, for messages:
+/// `NotifierSleep`, not `eventcount::protocol::notifier::NotifierSleep`.
+/// Generic arguments are kept as `std::any::type_name` spells them.
+pub(crate) fn short_type_name<T: ?Sized>() -> &'static str {
+    let name = std::any::type_name::<T>();
+    let head = &name[..name.find('<').unwrap_or(name.len())];
+    let start = head.rfind("::").map_or(0, |i| i + 2);
+    &name[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_names_read_as_words() {
+        assert_eq!(Count(1, "worker").to_string(), "1 worker");
+        assert_eq!(Count(0, "worker").to_string(), "0 workers");
+        assert_eq!(Count(2, "worker").to_string(), "2 workers");
+        assert_eq!(all_looking(1), "the only worker already is");
+        assert_eq!(all_looking(4), "all 4 workers already are");
+        assert_eq!(short_type_name::<crate::JecSleep>(), "JecSleep");
+        assert_eq!(short_type_name::<u32>(), "u32");
+        assert_eq!(
+            short_type_name::<Vec<crate::JecSleep>>(),
+            "Vec<eventcount::jec::JecSleep>"
+        );
+    }
+}

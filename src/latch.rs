@@ -3,6 +3,11 @@
 use crate::budget::Kind;
 use crate::sync::{AtomicU32, Ordering};
 
+/// No worker is known to hold the latch sleepy or sleeping (debug builds'
+/// `holder`).
+#[cfg(debug_assertions)]
+const NO_HOLDER: u32 = u32::MAX;
+
 /// Not set; the owner is not sleepy.
 const UNSET: u32 = 0;
 /// The owner is about to sleep (it will check the latch once more).
@@ -51,6 +56,20 @@ const SET: u32 = 3;
 ///
 /// Getting the kind wrong costs CPU or latency, never a wake.
 ///
+/// # Panics
+///
+/// A latch belongs to one worker: only its owner sleeps against it. If two
+/// workers wait on one latch and one of them sleeps, the other's sleep
+/// attempt in either protocol of this crate panics ("no_work_found: worker
+/// 1 waits on a CoreLatch that worker 0 is asleep on: two workers share one
+/// latch …"), before it writes anything, so the sleeper is still woken
+/// when the latch is set. A debug build names the sleeping worker, which it
+/// records as it steps the latch; a release build says "another worker".
+/// Without the check the second worker would find the latch neither unset
+/// nor set at every round and spin. (The owner's public steps below take no
+/// worker index and do not check: [`get_sleepy`](CoreLatch::get_sleepy)
+/// returns false.)
+///
 /// # Examples
 ///
 /// ```
@@ -66,6 +85,13 @@ pub struct CoreLatch {
     state: AtomicU32,
     /// What a wait on this latch is: set at construction, never changed.
     waits_for: Kind,
+    /// Debug builds: the worker that stepped the latch to SLEEPY, for the
+    /// message when another worker finds it held; `NO_HOLDER` when unknown
+    /// (the latch was stepped through the public `get_sleepy`) or released.
+    /// Only the holder writes it, and only a misuse's message reads it, so
+    /// the models need not see it.
+    #[cfg(debug_assertions)]
+    holder: crate::sync::unmodeled::AtomicU32,
 }
 
 impl CoreLatch {
@@ -81,10 +107,7 @@ impl CoreLatch {
     /// ```
     #[must_use]
     pub fn new() -> Self {
-        CoreLatch {
-            state: AtomicU32::new(UNSET),
-            waits_for: Kind::Join,
-        }
+        CoreLatch::with_kind(Kind::Join)
     }
 
     /// An unset latch for a worker's top-level loop, set only to stop the
@@ -101,9 +124,15 @@ impl CoreLatch {
     /// ```
     #[must_use]
     pub fn idle_loop() -> Self {
+        CoreLatch::with_kind(Kind::Idle)
+    }
+
+    fn with_kind(waits_for: Kind) -> Self {
         CoreLatch {
             state: AtomicU32::new(UNSET),
-            waits_for: Kind::Idle,
+            waits_for,
+            #[cfg(debug_assertions)]
+            holder: crate::sync::unmodeled::AtomicU32::new(NO_HOLDER),
         }
     }
 
@@ -150,9 +179,10 @@ impl CoreLatch {
     }
 
     /// Set the latch. Returns true if the owner was asleep on it: the caller
-    /// must then call
-    /// [`JecSleep::notify_worker_latch_is_set`](crate::JecSleep::notify_worker_latch_is_set)
-    /// for the owner.
+    /// must then wake the owner through its protocol's
+    /// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set)
+    /// (`JecSleep`, `NotifierSleep` or any other implementation).
+    /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
     ///
     /// A swap, not a store: the old value is how the setter learns whether
     /// the owner sleeps. AcqRel: Release publishes the setter's writes to
@@ -180,11 +210,17 @@ impl CoreLatch {
     /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
     /// the latch is set (do not sleep). For protocol implementations.
     ///
+    /// It also returns false if another worker holds the latch sleepy or
+    /// sleeping, which is a misuse: a latch belongs to one worker. This
+    /// step takes no worker index, so it cannot say who; this crate's
+    /// protocols check it and panic (see "Panics" on [`CoreLatch`]).
+    ///
     /// Success is AcqRel, and defensive: every model passes with Relaxed. A
     /// setter acts only on SLEEPING (it wakes the owner), and that value is
     /// written by `fall_asleep`, whose Release is the one that orders the
     /// owner's registration before the setter's wake. Failure is
-    /// Relaxed, as in rayon-core: it means SET, and both callers (the two
+    /// Relaxed, as in rayon-core: it means SET (unless the latch is
+    /// misused), and both callers (the two
     /// protocols' sleep attempts) then return at once without reading
     /// anything the setter wrote; whatever the owner reads next, it reads
     /// after `probe`, whose Acquire is what publishes the setter's writes.
@@ -200,9 +236,79 @@ impl CoreLatch {
     /// ```
     #[inline]
     pub fn get_sleepy(&self) -> bool {
+        let stepped = self.step_to_sleepy().is_ok();
+        if stepped {
+            self.record_holder(None);
+        }
+        stepped
+    }
+
+    /// [`get_sleepy`](CoreLatch::get_sleepy) for worker `worker`, as this
+    /// crate's protocols take it: false if the latch is set; a panic
+    /// naming `operation` (the call the user made) and both workers if
+    /// another worker holds it sleepy or sleeping. Nothing is written then:
+    /// that worker's sleep is left as it was.
+    #[inline]
+    pub(crate) fn get_sleepy_as(&self, worker: usize, operation: &str) -> bool {
+        match self.step_to_sleepy() {
+            Ok(()) => {
+                self.record_holder(Some(worker));
+                true
+            }
+            Err(SET) => false,
+            Err(held) => self.held_by_another(operation, worker, held),
+        }
+    }
+
+    /// UNSET → SLEEPY, or the state found. The orderings are `get_sleepy`'s.
+    #[inline]
+    fn step_to_sleepy(&self) -> Result<(), u32> {
         self.state
             .compare_exchange(UNSET, SLEEPY, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+            .map(drop)
+    }
+
+    /// Debug builds: note who holds the latch now (`None`: unknown, or
+    /// nobody). Relaxed: only the messages read it.
+    #[inline]
+    #[cfg_attr(not(debug_assertions), allow(unused_variables))]
+    fn record_holder(&self, worker: Option<usize>) {
+        #[cfg(debug_assertions)]
+        self.holder.store(
+            worker.map_or(NO_HOLDER, |w| w as u32),
+            crate::sync::unmodeled::Relaxed,
+        );
+    }
+
+    /// The panic of `get_sleepy_as` for worker `worker` finding the latch
+    /// `held` (SLEEPY or SLEEPING) by another worker.
+    #[cold]
+    fn held_by_another(&self, operation: &str, worker: usize, held: u32) -> ! {
+        #[cfg(debug_assertions)]
+        let holder = match self.holder.load(crate::sync::unmodeled::Relaxed) {
+            NO_HOLDER => None,
+            holder => Some(holder as usize),
+        };
+        #[cfg(not(debug_assertions))]
+        let holder: Option<usize> = None;
+        let how = if held == SLEEPY {
+            "about to sleep on"
+        } else {
+            "asleep on"
+        };
+        let who = match holder {
+            // The same index: two threads use it (a misuse of its own, which
+            // the protocols catch too when they get that far).
+            Some(holder) if holder == worker => {
+                format!("another thread, also as worker {holder},")
+            }
+            Some(holder) => format!("worker {holder}"),
+            None => "another worker".to_string(),
+        };
+        panic!(
+            "{operation}: worker {worker} waits on a CoreLatch that {who} is {how}: two \
+             workers share one latch, and each CoreLatch belongs to one worker"
+        )
     }
 
     /// The owner's second step, once it can be woken (for the notifier:
@@ -232,6 +338,22 @@ impl CoreLatch {
             .is_ok()
     }
 
+    /// The owner backs out between [`get_sleepy`](CoreLatch::get_sleepy)
+    /// and [`fall_asleep`](CoreLatch::fall_asleep): SLEEPY → UNSET, unless
+    /// the latch was set meanwhile (SET stays). Only a misuse that a
+    /// protocol catches at that point takes this step, on its way to a
+    /// panic. A setter never acts on SLEEPY (its `set` returns false), so
+    /// the SLEEPY this undoes told nobody anything. Relaxed: the owner
+    /// publishes nothing, and a failure means SET, which it reads through
+    /// `probe`.
+    #[inline]
+    pub(crate) fn stay_awake(&self) {
+        self.record_holder(None);
+        let _ = self
+            .state
+            .compare_exchange(SLEEPY, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
     /// The owner is awake again (after sleeping, or after backing out of a
     /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
     /// protocol implementations.
@@ -246,6 +368,9 @@ impl CoreLatch {
     /// ```
     #[inline]
     pub fn wake_up(&self) {
+        // Before the step: once the latch is UNSET another worker may step
+        // it, and its record must stand.
+        self.record_holder(None);
         // A failure means SET, which must stay. AcqRel is defensive (every
         // model passes with Relaxed): only the owner leaves SLEEPING this
         // way, and it publishes nothing; a setter that raced it wrote SET,
@@ -279,5 +404,70 @@ impl std::fmt::Debug for CoreLatch {
             .field("state", &state)
             .field("waits_for", &waits_for)
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::CoreLatch;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// The message of the panic of worker `worker`'s `get_sleepy_as`.
+    fn refusal(latch: &CoreLatch, worker: usize) -> String {
+        let payload = catch_unwind(AssertUnwindSafe(|| {
+            latch.get_sleepy_as(worker, "no_work_found");
+        }))
+        .expect_err("a held latch was taken by another worker");
+        *payload.downcast::<String>().expect("a formatted message")
+    }
+
+    #[test]
+    fn a_latch_another_worker_holds_is_refused_naming_both() {
+        let latch = CoreLatch::new();
+        assert!(latch.get_sleepy_as(0, "no_work_found"));
+        let holder = if cfg!(debug_assertions) {
+            "worker 0"
+        } else {
+            "another worker"
+        };
+        let tail = "two workers share one latch, and each CoreLatch belongs to one worker";
+        assert_eq!(
+            refusal(&latch, 1),
+            format!("no_work_found: worker 1 waits on a CoreLatch that {holder} is about to sleep on: {tail}")
+        );
+        assert!(
+            latch.fall_asleep(),
+            "the refusal changed the holder's latch"
+        );
+        assert_eq!(
+            refusal(&latch, 1),
+            format!(
+                "no_work_found: worker 1 waits on a CoreLatch that {holder} is asleep on: {tail}"
+            )
+        );
+        if cfg!(debug_assertions) {
+            assert!(
+                refusal(&latch, 0).contains("that another thread, also as worker 0, is asleep on")
+            );
+        }
+        // The public step takes no index: it only says no.
+        assert!(!latch.get_sleepy());
+        assert!(latch.set(), "the holder is still the one asleep");
+        // A set latch is no misuse: its owner just does not sleep.
+        assert!(!latch.get_sleepy_as(1, "no_work_found"));
+    }
+
+    #[test]
+    fn a_latch_its_holder_released_may_be_taken_by_another_worker() {
+        let latch = CoreLatch::new();
+        assert!(latch.get_sleepy_as(0, "no_work_found"));
+        latch.stay_awake();
+        assert!(latch.get_sleepy_as(1, "no_work_found"));
+        assert!(latch.fall_asleep());
+        latch.wake_up();
+        assert!(latch.get_sleepy());
+        assert!(latch.fall_asleep());
+        // Stepped through the public step: the holder is unknown.
+        assert!(refusal(&latch, 2).contains("that another worker is asleep on"));
     }
 }

@@ -4,73 +4,68 @@
 //! Taskflow's `NonblockingNotifier`: workers that find no work announce that
 //! they are about to sleep, check for work once more, and only then park,
 //! each on its own futex word. Producers pay one fence and one load to notify
-//! when nobody sleeps.
+//! when nobody sleeps. [`JecSleep`] and [`NotifierSleep`] put a
+//! work-stealing pool's workers to sleep through one trait,
+//! [`SleepProtocol`].
+//!
+//! **Start with the [`guide`]**: a hand-rolled loop with its stop flag,
+//! waiters that come and go, and a complete small executor, each a program
+//! you can copy.
 //!
 //! # The wait loop
 //!
 //! ```
 //! use eventcount::Notifier;
-//! use std::collections::VecDeque;
-//! use std::sync::{Arc, Mutex};
+//! use std::sync::atomic::{AtomicBool, Ordering};
+//! use std::sync::Arc;
 //! use std::thread;
 //!
-//! let notifier = Arc::new(Notifier::new(2));
-//! let queue = Arc::new(Mutex::new(VecDeque::new()));
+//! let notifier = Arc::new(Notifier::new(1)); // one waiter slot, id 0
+//! let ready = Arc::new(AtomicBool::new(false));
 //!
-//! let workers: Vec<_> = (0..2)
-//!     .map(|wid| {
-//!         let (notifier, queue) = (notifier.clone(), queue.clone());
-//!         thread::spawn(move || {
-//!             let mut sum = 0;
-//!             loop {
-//!                 // 1. check
-//!                 if let Some(job) = queue.lock().unwrap().pop_front() {
-//!                     if job == 0 { return sum; } // 0 means "stop"
-//!                     sum += job;
-//!                     continue;
-//!                 }
-//!                 // 2. prepare
-//!                 let wait = notifier.prepare_wait(wid);
-//!                 // 3. re-check
-//!                 if !queue.lock().unwrap().is_empty() {
-//!                     notifier.cancel_wait(wait);
-//!                     continue;
-//!                 }
-//!                 // 4. commit: sleeps until a notify
-//!                 notifier.commit_wait(wait);
-//!             }
-//!         })
+//! let waiter = {
+//!     let (notifier, ready) = (notifier.clone(), ready.clone());
+//!     thread::spawn(move || loop {
+//!         if ready.load(Ordering::Acquire) { break; }   // 1. check
+//!         let wait = notifier.prepare_wait(0);          // 2. announce
+//!         if ready.load(Ordering::Acquire) {             // 3. check again
+//!             notifier.cancel_wait(wait);
+//!             break;
+//!         }
+//!         notifier.commit_wait(wait);                   // 4. sleep until notified
 //!     })
-//!     .collect();
+//! };
 //!
-//! for job in [1, 2, 3, 4, 0, 0] {
-//!     queue.lock().unwrap().push_back(job);
-//!     notifier.notify_one();
-//! }
-//! let total: i32 = workers.into_iter().map(|w| w.join().unwrap()).sum();
-//! assert_eq!(total, 10);
+//! ready.store(true, Ordering::Release); // make the condition true,
+//! notifier.notify_one();                // then notify
+//! waiter.join().unwrap();
 //! ```
 //!
 //! The protocol, its memory orderings and the proof that no wakeup is lost
-//! are in `docs/notifier.md` in the repository.
+//! are in [`docs::notifier`].
 //!
 //! # What is in it
 //!
-//! - [`Notifier`]: the event count above. [`PreparedWait`] is its token.
+//! - [`Notifier`]: the event count above. [`PreparedWait`] is its token, and
+//!   [`WaiterIds`] hands out waiter ids to threads that wait now and then.
 //! - [`JecSleep`]: rayon-core's jobs-event-counter sleep protocol as an
-//!   adapter for any work-stealing pool (`docs/jec-sleep.md`). [`JecIdle`]
+//!   adapter for any work-stealing pool ([`docs::jec_sleep`]). [`JecIdle`]
 //!   is what an idle worker carries; [`Counters`] decodes its packed word.
 //! - [`SleepProtocol`]: the one trait a scheduler's worker loop calls,
 //!   implemented by [`JecSleep`] and by [`NotifierSleep`] (the notifier with
 //!   an idle policy; [`NotifierIdle`] is its idle state). rayon-core runs on
-//!   it (`docs/rayon.md`).
+//!   it, with its own test suites passing (`docs/rayon.md` in the
+//!   repository).
 //! - [`CoreLatch`]: the four-state latch a worker sleeps against, shared by
-//!   both protocols.
-//! - [`IdlePolicy`]: how long an idle worker spins and yields before it
-//!   sleeps. [`WaitOutcome`] says why a timed wait returned,
-//!   [`SleepStats`] counts futex calls, and [`CapacityError`] reports a
-//!   constructor asked for too much. [`parking_backend`] tells how this
-//!   build parks a thread.
+//!   both protocols. What it is made for also tells the idle policy whether
+//!   its owner waits for new work or for a job in flight.
+//! - [`IdlePolicy`]: how long an idle worker searches before it sleeps, and
+//!   how many search at once. By default each worker learns its budget, in
+//!   time, from what its sleeps show ([`docs::idle_policy`]).
+//! - [`SleepStats`]: what sleeping cost (futex calls, wakes that found
+//!   nothing, time searching and parked); [`WaitOutcome`] says why a timed
+//!   wait returned; [`CapacityError`] reports a constructor asked for too
+//!   much; [`parking_backend`] tells how this build parks a thread.
 //!
 //! The crate has no unsafe code: the futex calls go through rustix's safe
 //! wrappers.
@@ -78,7 +73,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
-// The modules, from the bottom up: each uses only those above it.
+// The modules in layers, the lowest first: `sync` (atomics, fences and
+// parking, from std or loom); the shared parts, `backend` to `stats`, which
+// use `sync` and one another; `jec` and `notifier`, neither of which uses
+// the other; and `protocol`, which uses both. No module uses a later
+// layer, except `sync`: its backends name `ParkingBackend` (from
+// `backend`), and its loom clock steps by `policy`'s longest default
+// search.
 mod sync;
 
 mod backend;
@@ -93,6 +94,7 @@ mod stats;
 
 mod jec;
 mod notifier;
+mod waiter_ids;
 
 mod protocol;
 
@@ -103,6 +105,22 @@ mod loom_support;
 #[cfg(all(test, not(loom)))]
 mod test_support;
 
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {}
+
+/// The protocols, written down: each one's state layout, every step with its
+/// memory ordering and why, and the proof sketch that no wakeup is lost.
+/// The code follows these pages step by step, and `scripts/check_docs.py`
+/// keeps the two in agreement.
+pub mod docs {
+    #[doc = include_str!("../docs/notifier.md")]
+    pub mod notifier {}
+    #[doc = include_str!("../docs/jec-sleep.md")]
+    pub mod jec_sleep {}
+    #[doc = include_str!("../docs/idle-policy.md")]
+    pub mod idle_policy {}
+}
+
 pub use backend::{parking_backend, ParkingBackend};
 pub use error::CapacityError;
 pub use jec::{Counters, JecIdle, JecSleep};
@@ -112,6 +130,7 @@ pub use outcome::WaitOutcome;
 pub use policy::IdlePolicy;
 pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
 pub use stats::SleepStats;
+pub use waiter_ids::{WaiterId, WaiterIds};
 
 // Every public type may cross threads: a protocol is shared by its workers,
 // and an idle state or a token may be handed to another thread with them.
@@ -128,3 +147,5 @@ static_assertions::assert_impl_all!(ParkingBackend: Send, Sync);
 static_assertions::assert_impl_all!(PreparedWait<'static>: Send, Sync);
 static_assertions::assert_impl_all!(SleepStats: Send, Sync);
 static_assertions::assert_impl_all!(WaitOutcome: Send, Sync);
+static_assertions::assert_impl_all!(WaiterId<'static>: Send, Sync);
+static_assertions::assert_impl_all!(WaiterIds: Send, Sync);

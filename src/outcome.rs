@@ -1,9 +1,12 @@
 //! [`WaitOutcome`]: why a timed wait returned.
 
-/// Why a timed wait returned: [`Notifier::commit_wait_until`] and
-/// [`JecSleep::no_work_found_until`].
+/// Why a timed wait returned: [`Notifier::commit_wait_until`] (and
+/// `commit_wait_timeout`), and a protocol's timed round,
+/// [`SleepProtocol::no_work_found_until`] (and
+/// [`JecSleep::no_work_found_until`]).
 ///
 /// [`Notifier::commit_wait_until`]: crate::Notifier::commit_wait_until
+/// [`SleepProtocol::no_work_found_until`]: crate::SleepProtocol::no_work_found_until
 /// [`JecSleep::no_work_found_until`]: crate::JecSleep::no_work_found_until
 ///
 /// # Examples
@@ -20,9 +23,15 @@
 #[must_use = "a timed wait may have been notified: re-check the condition"]
 pub enum WaitOutcome {
     /// A notification reached this waiter (or it did not need to sleep):
-    /// re-check the condition.
+    /// re-check the condition. From a protocol's round: the round searched,
+    /// got sleepy, or tried to sleep and was woken or did not need to.
     Notified,
     /// The deadline passed first. The waiter has left the waiter set, and no
     /// notification was taken from anyone.
+    ///
+    /// From a protocol's round, either the deadline ended the worker's
+    /// sleep, or the round started after the deadline and returned at once,
+    /// without searching or sleeping. Either way the worker is awake and
+    /// still counted idle: its caller searches again or ends the search.
     TimedOut,
 }

@@ -54,7 +54,7 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 ///
 /// The budget only decides how many rounds pass before a worker gets
 /// sleepy. No wake depends on it: the sleep protocols are model-checked
-/// with the smallest and the largest budget. docs/idle-policy.md has the
+/// with the smallest and the largest budget. [docs/idle-policy.md](crate::docs::idle_policy) has the
 /// measurements behind these numbers.
 ///
 /// # rayon's policy, and fixed rounds

@@ -1,6 +1,6 @@
 //! [`Search`]: one worker's idle period, as both protocols step it: which
 //! kind of wait it is, how long its search may last, and what its sleeps
-//! teach the worker's budget (docs/idle-policy.md).
+//! teach the worker's budget ([docs/idle-policy.md](crate::docs::idle_policy)).
 //!
 //! An idle period is a run of *phases*. Each phase searches (rounds that
 //! pause), then gets sleepy, then tries to sleep; a wake starts a new
@@ -10,6 +10,7 @@
 use crate::budget::{Budgets, Kind, Outcome, SHORT_SLEEP_NS};
 use crate::latch::CoreLatch;
 use crate::policy::{IdlePolicy, Search as Length};
+use crate::stats::IdleCounters;
 use crate::sync::Stopwatch;
 
 /// What an empty round does next.
@@ -17,8 +18,8 @@ use crate::sync::Stopwatch;
 pub(crate) enum Step {
     /// Search round `n` of this phase: pass the time with the policy.
     Search(u32),
-    /// The search is over: announce sleepiness (the JEC protocol) or try
-    /// to sleep at once (the notifier).
+    /// The search is over: announce sleepiness (the JEC protocol's sleepy
+    /// round, the notifier's `prepare_wait`).
     Sleepy,
     /// Try to sleep.
     Sleep,
@@ -33,21 +34,39 @@ enum Phase {
     Sleep,
 }
 
+/// What one worker keeps across its idle periods, on its own cache line:
+/// the budgets it learned, and what its idle periods cost.
+#[derive(Debug)]
+pub(crate) struct WorkerIdle {
+    pub(crate) budgets: Budgets,
+    pub(crate) counters: IdleCounters,
+}
+
+impl WorkerIdle {
+    pub(crate) fn new(policy: &IdlePolicy) -> Self {
+        WorkerIdle {
+            budgets: Budgets::new(policy),
+            counters: IdleCounters::default(),
+        }
+    }
+}
+
 /// One idle period of one worker.
 #[derive(Debug)]
 pub(crate) struct Search {
     /// Set at the first empty round, from the latch.
     kind: Kind,
-    started: bool,
     phase: Phase,
     /// Rounds searched in this phase.
     rounds: u32,
     /// This phase's budget (timed policies).
     budget_ns: u32,
-    /// Started at the first empty round (timed policies only: a policy of
-    /// rounds never reads the clock).
+    /// Started at the first empty round, so `None` until then: a search
+    /// that finds work at once never reads the clock.
     clock: Option<Stopwatch>,
     phase_started_ns: u64,
+    /// When this phase's search rounds began, while they last.
+    searching_since: Option<u64>,
     sleep_started_ns: u64,
     /// A wake ended the last sleep, and no round has run since: if the next
     /// round comes, the wake found nothing.
@@ -60,12 +79,12 @@ impl Search {
     pub(crate) fn new() -> Self {
         Search {
             kind: Kind::Idle,
-            started: false,
             phase: Phase::Start,
             rounds: 0,
             budget_ns: 0,
             clock: None,
             phase_started_ns: 0,
+            searching_since: None,
             sleep_started_ns: 0,
             woke: false,
             slot: false,
@@ -89,17 +108,18 @@ impl Search {
         &mut self,
         latch: &CoreLatch,
         policy: &IdlePolicy,
-        budgets: &Budgets,
+        worker: &WorkerIdle,
         may_search: impl FnOnce(Kind, &mut bool) -> bool,
     ) -> Step {
         if self.phase == Phase::Start {
-            self.start_phase(latch, policy, budgets, may_search);
+            self.start_phase(latch, policy, worker, may_search);
         }
         if self.phase == Phase::Search {
             let within = match policy.search {
                 Length::Rounds { spin, yields, .. } => self.rounds < spin.saturating_add(yields),
                 Length::Timed { .. } => {
-                    self.now_ns() - self.phase_started_ns < u64::from(self.budget_ns)
+                    let searched = self.now_ns().saturating_sub(self.phase_started_ns);
+                    searched < u64::from(self.budget_ns)
                 }
             };
             if within {
@@ -107,6 +127,7 @@ impl Search {
                 self.rounds = self.rounds.saturating_add(1);
                 return Step::Search(round);
             }
+            self.end_searching(&worker.counters);
             self.phase = Phase::Sleepy;
         }
         if self.phase == Phase::Sleepy {
@@ -120,29 +141,38 @@ impl Search {
         &mut self,
         latch: &CoreLatch,
         policy: &IdlePolicy,
-        budgets: &Budgets,
+        worker: &WorkerIdle,
         may_search: impl FnOnce(Kind, &mut bool) -> bool,
     ) {
-        if !self.started {
-            self.started = true;
+        if self.clock.is_none() {
             self.kind = latch.waits_for();
-            if matches!(policy.search, Length::Timed { .. }) {
-                self.clock = Some(Stopwatch::start());
-            }
+            self.clock = Some(Stopwatch::start());
         }
         // A round after a wake means the wake found nothing: with the
         // policy's rule, sleep again at once. The budget is not changed:
         // such a wake tells about whoever woke us, not about our search.
         let empty_wake = std::mem::take(&mut self.woke);
+        if empty_wake {
+            worker.counters.empty_wake();
+        }
         self.rounds = 0;
-        self.budget_ns = budgets.get(self.kind);
+        self.budget_ns = worker.budgets.get(self.kind);
         self.phase_started_ns = self.now_ns();
         let skip = empty_wake && policy.empty_wake_sleeps;
-        self.phase = if !skip && may_search(self.kind, &mut self.slot) {
-            Phase::Search
+        if !skip && may_search(self.kind, &mut self.slot) {
+            self.phase = Phase::Search;
+            self.searching_since = Some(self.phase_started_ns);
         } else {
-            Phase::Sleepy
-        };
+            self.phase = Phase::Sleepy;
+        }
+    }
+
+    /// The search rounds of this phase are over: count their time.
+    fn end_searching(&mut self, counters: &IdleCounters) {
+        if let Some(since) = self.searching_since.take() {
+            let now = self.now_ns();
+            counters.searched(now.saturating_sub(since));
+        }
     }
 
     /// A sleep begins now (after the final check, just before parking).
@@ -152,10 +182,22 @@ impl Search {
 
     /// A wake ended the sleep: a new phase starts at the next round, which,
     /// if it comes, means the wake found nothing.
-    pub(crate) fn woken(&mut self) {
+    pub(crate) fn woken(&mut self, counters: &IdleCounters) {
+        self.count_parked(counters);
         self.phase = Phase::Start;
         self.rounds = 0;
         self.woke = true;
+    }
+
+    /// The sleep's deadline ended it: a new phase starts at the next round.
+    pub(crate) fn timed_out(&mut self, counters: &IdleCounters) {
+        self.count_parked(counters);
+        self.search_again();
+    }
+
+    fn count_parked(&mut self, counters: &IdleCounters) {
+        let now = self.now_ns();
+        counters.parked(now.saturating_sub(self.sleep_started_ns));
     }
 
     /// The attempt to sleep ended without a sleep (the latch, the final
@@ -166,19 +208,21 @@ impl Search {
         self.rounds = 0;
     }
 
-    /// Work was posted while the worker registered: get sleepy again at
-    /// the next round, without a new search.
+    /// Get sleepy again at the next round, without a new search: work was
+    /// posted while the worker registered (`JecSleep`), or it withdrew its
+    /// announcement at a round past its deadline (`NotifierSleep`).
     pub(crate) fn sleepy_again(&mut self) {
         self.phase = Phase::Sleepy;
     }
 
-    /// The idle period ended with work found (or the latch set): learn
-    /// whether the phase that found it was a hit or a miss (timed policies
-    /// only; a policy of rounds never started the clock).
-    pub(crate) fn found(&mut self, policy: &IdlePolicy, budgets: &Budgets) {
+    /// The idle period ended with work found (or the latch set): count the
+    /// search's time, and learn whether the phase that found it was a hit
+    /// or a miss (the policy learns only for timed searches).
+    pub(crate) fn found(&mut self, policy: &IdlePolicy, worker: &WorkerIdle) {
         if self.clock.is_none() {
-            return;
+            return; // found at once: no empty round, nothing to learn
         }
+        self.end_searching(&worker.counters);
         let now = self.now_ns();
         let outcome = if std::mem::take(&mut self.woke)
             && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS
@@ -189,6 +233,6 @@ impl Search {
                 ns: now.saturating_sub(self.phase_started_ns),
             }
         };
-        budgets.learn(policy, self.kind, outcome);
+        worker.budgets.learn(policy, self.kind, outcome);
     }
 }

@@ -1,24 +1,46 @@
-//! [`SleepStats`]: how often a protocol really slept and woke.
+//! [`SleepStats`]: how often a protocol really slept and woke, and what its
+//! workers' idle periods cost.
 
 use std::ops::Sub;
+use std::time::Duration;
 
-/// Futex calls made by a sleep protocol since it was built: `waits` is how
-/// many times a thread went to sleep (a `futex_wait`; a spurious return that
-/// sleeps again counts again), `wakes` how many `futex_wake` calls wakers
-/// made. Every other path makes no syscall, so these are the protocol's
-/// whole kernel cost. (On the park backend, every target but Linux and
-/// Android, each count is a `thread::park` call, or a wake that unparks
-/// whichever thread is registered on the word, instead.)
+use crate::sync::unmodeled::{AtomicU64, Relaxed};
+
+/// What sleeping cost a protocol since it was built.
+///
+/// `waits` is how many times a thread went to sleep (a `futex_wait`; a
+/// spurious return that sleeps again counts again), `wakes` how many
+/// `futex_wake` calls wakers made. Every other path makes no syscall, so
+/// these are the protocol's whole kernel cost. (On the park backend, every
+/// target but Linux and Android, each count is a `thread::park` call, or
+/// a wake that unparks whichever thread is registered on the word.)
+///
+/// The pool protocols ([`JecSleep`](crate::JecSleep),
+/// [`NotifierSleep`](crate::NotifierSleep)) also count what their workers'
+/// idle periods cost, which is what a pool is sized by:
+/// - `empty_wakes`: wakes after which the worker's next search found
+///   nothing. Many of them mean the pool wakes more workers than its work
+///   needs: a smaller pool, or a searcher cap, would do;
+/// - `searching`: time spent in search rounds, from a worker's first empty
+///   round to the end of its search (wall time, all workers summed);
+/// - `parked`: time spent asleep, from the start of a sleep to the wake.
+///   A pool that searches far longer than it parks burns CPU waiting; one
+///   that parks a little at a time, over and over, pays a wake each time.
+///
+/// A [`Notifier`](crate::Notifier) on its own has no idle periods: those
+/// three stay zero for it.
 ///
 /// A waker makes its `futex_wake` once the target has announced it is
 /// asleep; the target may still be on its way into `futex_wait` and then
 /// never reach it, so `wakes` can exceed `waits` by the number of such
 /// races.
 ///
-/// The counts are kept next to each futex word, on the waiter's own cache
-/// line, and only on the paths that make a syscall anyway. Subtract two
-/// snapshots to measure a stretch of work. The struct is `non_exhaustive`:
-/// more counts may come.
+/// The counts are kept on each waiter's own cache line, and only on the
+/// idle paths (a post never touches them): the futex counts next to each
+/// word, on the paths that make a syscall anyway; the idle ones by the
+/// worker that idles, which reads a clock at the start and the end of each
+/// search and each sleep. Subtract two snapshots to measure a stretch of
+/// work. The struct is `non_exhaustive`: more counts may come.
 ///
 /// # Examples
 ///
@@ -28,6 +50,7 @@ use std::ops::Sub;
 /// n.notify_one(); // nobody waits: no syscall
 /// let during = n.stats() - before;
 /// assert_eq!((during.waits, during.wakes), (0, 0));
+/// assert_eq!(during.parked, std::time::Duration::ZERO);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -36,6 +59,12 @@ pub struct SleepStats {
     pub waits: u64,
     /// `futex_wake` calls: wakes of a thread registered as asleep.
     pub wakes: u64,
+    /// Wakes after which the worker's next search found nothing.
+    pub empty_wakes: u64,
+    /// Time workers spent in search rounds.
+    pub searching: Duration,
+    /// Time workers spent asleep.
+    pub parked: Duration,
 }
 
 impl SleepStats {
@@ -43,6 +72,38 @@ impl SleepStats {
         self.waits += waits;
         self.wakes += wakes;
         self
+    }
+
+    pub(crate) fn add_idle(mut self, counters: &IdleCounters) -> Self {
+        self.empty_wakes += counters.empty_wakes.load(Relaxed);
+        self.searching += Duration::from_nanos(counters.searching_ns.load(Relaxed));
+        self.parked += Duration::from_nanos(counters.parked_ns.load(Relaxed));
+        self
+    }
+}
+
+/// One worker's idle counters. Only that worker writes them, on its idle
+/// paths; `stats()` reads them from anywhere (a snapshot). Relaxed cells
+/// that loom does not see (`sync::unmodeled`): nothing is published through
+/// them.
+#[derive(Debug, Default)]
+pub(crate) struct IdleCounters {
+    empty_wakes: AtomicU64,
+    searching_ns: AtomicU64,
+    parked_ns: AtomicU64,
+}
+
+impl IdleCounters {
+    pub(crate) fn empty_wake(&self) {
+        self.empty_wakes.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn searched(&self, ns: u64) {
+        self.searching_ns.fetch_add(ns, Relaxed);
+    }
+
+    pub(crate) fn parked(&self, ns: u64) {
+        self.parked_ns.fetch_add(ns, Relaxed);
     }
 }
 
@@ -55,6 +116,9 @@ impl Sub for SleepStats {
         SleepStats {
             waits: self.waits.saturating_sub(before.waits),
             wakes: self.wakes.saturating_sub(before.wakes),
+            empty_wakes: self.empty_wakes.saturating_sub(before.empty_wakes),
+            searching: self.searching.saturating_sub(before.searching),
+            parked: self.parked.saturating_sub(before.parked),
         }
     }
 }

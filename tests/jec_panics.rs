@@ -4,7 +4,7 @@
 //! a search ended by its state's drop while unwinding).
 
 mod common;
-use common::{assert_counts, end_search};
+use common::{assert_counts, end_search, panic_message};
 use std::panic::{self, AssertUnwindSafe};
 
 use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
@@ -110,7 +110,7 @@ fn dropping_the_idle_state_ends_the_search() {
 }
 
 #[test]
-#[should_panic(expected = "all 1 workers already are")]
+#[should_panic(expected = "the only worker already is")]
 fn a_leaked_search_is_caught_when_the_counters_are_full() {
     let sleep = JecSleep::new(1);
     std::mem::forget(sleep.start_looking(0)); // the search never ends
@@ -234,4 +234,42 @@ fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
     assert!(!sleep.notifier().notify_one(), "a waiter was left behind");
     sleep.work_found(idle);
     assert!(!latch.set(), "the latch was left SLEEPING by the panic");
+}
+
+// ---------------------------------------------------------------------------
+// Messages name the type and count its workers in words
+// ---------------------------------------------------------------------------
+
+#[test]
+fn set_latch_out_of_range_names_the_protocol_and_its_one_worker() {
+    let latch = CoreLatch::new();
+    let message = panic_message(|| NotifierSleep::new(1).set_latch(&latch, 1));
+    assert_eq!(
+        message,
+        "set_latch: worker index 1 is out of range for a NotifierSleep of 1 worker"
+    );
+    let message = panic_message(|| JecSleep::new(1).set_latch(&latch, 1));
+    assert_eq!(
+        message,
+        "set_latch: worker index 1 is out of range for a JecSleep of 1 worker"
+    );
+    let message = panic_message(|| SleepProtocol::set_latch(&JecSleep::new(2), &latch, 2));
+    assert_eq!(
+        message,
+        "set_latch: worker index 2 is out of range for a JecSleep of 2 workers"
+    );
+}
+
+#[test]
+fn notifier_sleep_capacity_error_names_notifier_sleep() {
+    let err = NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "NotifierSleep supports at most 65535 workers, but 65536 were requested"
+    );
+    let message = panic_message(|| drop(NotifierSleep::new(NotifierSleep::MAX_CAPACITY + 1)));
+    assert!(
+        message.contains("NotifierSleep supports at most 65535 workers"),
+        "{message}"
+    );
 }

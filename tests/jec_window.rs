@@ -16,7 +16,7 @@ use common::{
     assert_counts, end_search, registered_round, registered_round_until, sleepy_round,
     sleepy_worker, with_watchdog, FinalCheck, WATCHDOG,
 };
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use eventcount::{CoreLatch, Counters, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
 
@@ -45,8 +45,8 @@ fn round_stopped_before_registering(
     );
 }
 
-/// The timed form of [`round_stopped_before_registering`]: whatever the
-/// deadline, it must report `Notified`, as it never slept.
+/// The timed form of [`round_stopped_before_registering`], with a deadline
+/// still to come: it must report `Notified`, as it never slept.
 fn timed_round_stopped_before_registering(
     sleep: &JecSleep,
     idle: &mut JecIdle<'_>,
@@ -489,17 +489,41 @@ fn default_policy_starts_with_no_search_in_the_idle_loop() {
 // Timed sleeps: the same windows through `no_work_found_until`.
 // ---------------------------------------------------------------------------
 
+/// A sleep that reaches its deadline times out, uncounted. The deadline
+/// passes inside the final check, after the round started. (A round that
+/// starts after its deadline returns `TimedOut` at once, with no final
+/// check and the worker still sleepy: if the test thread stalls that long,
+/// the loop tries again with a later deadline.)
 #[test]
-fn timed_sleep_past_its_deadline_times_out_uncounted() {
+fn timed_sleep_that_reaches_its_deadline_times_out_uncounted() {
     let sleep = eager(1);
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
-    let past = Instant::now();
+    let far = Instant::now() + WATCHDOG;
     // The sleepy round does not sleep, so it cannot time out.
-    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, past, "sleepy round");
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, far, "sleepy round");
     assert!(!sleep.counters().jec_is_active());
 
-    let outcome = registered_round_until(&sleep, &mut idle, &latch, past, "timed", || false);
+    let mut wait = Duration::from_millis(1);
+    let outcome = loop {
+        let deadline = Instant::now() + wait;
+        let check = FinalCheck::new();
+        let has_work = check.run(|| {
+            assert_eq!(sleep.counters().sleeping(), 1, "not registered");
+            while Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            false
+        });
+        let outcome = sleep.no_work_found_until(&mut idle, &latch, has_work, deadline);
+        check.rethrow();
+        if check.calls() == 1 {
+            break outcome;
+        }
+        assert_eq!(outcome, WaitOutcome::TimedOut, "a round past its deadline");
+        assert_counts(&sleep, (0, 1), "a round past its deadline");
+        wait *= 2;
+    };
     assert_eq!(outcome, WaitOutcome::TimedOut);
     assert_counts(&sleep, (0, 1), "timed out");
     assert_eq!(sleep.num_sleeping(), 0);
@@ -514,8 +538,8 @@ fn timed_sleep_after_a_post_returns_notified_without_registering() {
     let latch = CoreLatch::new();
     let mut idle = sleepy_worker(&sleep, &latch, "timed");
     sleep.new_injected_jobs(1, true);
-    let now = Instant::now();
-    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "the JEC changed");
+    let far = Instant::now() + WATCHDOG;
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, far, "the JEC changed");
     assert_eq!(sleep.counters().sleeping(), 0);
     sleep.work_found(idle);
 }
@@ -545,8 +569,8 @@ fn timed_sleep_with_a_set_latch_returns_notified() {
     let latch = CoreLatch::new();
     let mut idle = sleepy_worker(&sleep, &latch, "timed latch");
     sleep.set_latch(&latch, 0);
-    let now = Instant::now();
-    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, now, "a set latch");
+    let far = Instant::now() + WATCHDOG;
+    timed_round_stopped_before_registering(&sleep, &mut idle, &latch, far, "a set latch");
     assert!(latch.probe());
     sleep.work_found(idle);
 }

@@ -266,3 +266,78 @@ fn signalled_token_dropped_during_panic_leaves_nothing() {
     assert_stack_empty(&n, "after the unwinding");
     assert!(!n.notify_one());
 }
+
+// ---------------------------------------------------------------------------
+// Messages name the call the user made
+// ---------------------------------------------------------------------------
+
+#[test]
+#[should_panic(
+    expected = "commit_wait_timeout: the PreparedWait for slot 0 was issued by a different Notifier"
+)]
+fn commit_wait_timeout_with_foreign_token_names_itself() {
+    with_a_foreign_token(|other, wait| {
+        let _ = other.commit_wait_timeout(wait, std::time::Duration::from_millis(1));
+    });
+}
+
+#[test]
+#[should_panic(
+    expected = "commit_wait_until: the PreparedWait for slot 0 was issued by a different Notifier"
+)]
+fn commit_wait_until_with_foreign_token_names_itself() {
+    with_a_foreign_token(|other, wait| {
+        let _ = other.commit_wait_until(wait, std::time::Instant::now());
+    });
+}
+
+// ---------------------------------------------------------------------------
+// A leaked token
+// ---------------------------------------------------------------------------
+
+/// Set in the child process of `a_leaked_token_and_an_unwind_do_not_abort`.
+const CHILD: &str = "EVENTCOUNT_LEAKED_TOKEN_CHILD";
+
+/// A leaked `PreparedWait` leaves its slot on the stack. A notifier dropped
+/// while the thread unwinds must not panic about it: a second panic during
+/// unwinding aborts the process. An abort would take this test binary down
+/// with it, so the test runs itself again in a child process and checks
+/// how that ended.
+#[test]
+fn a_leaked_token_and_an_unwind_do_not_abort() {
+    if std::env::var_os(CHILD).is_some() {
+        let result = catch_unwind(|| {
+            let n = Notifier::new(1);
+            std::mem::forget(n.prepare_wait(0));
+            panic!("the caller's own panic");
+        });
+        assert!(result.is_err());
+        return;
+    }
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_leaked_token_and_an_unwind_do_not_abort",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .expect("run the test binary again");
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert!(
+        child.status.success(),
+        "the child ended with {}; its stderr:\n{stderr}",
+        child.status
+    );
+    assert!(stderr.contains("the caller's own panic"), "{stderr}");
+}
+
+/// Outside an unwind, a debug build names the leaked slot's state in words.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "slot 1 is still prepared: was a PreparedWait leaked?")]
+fn a_leaked_token_is_named_when_the_notifier_drops() {
+    let n = Notifier::new(2);
+    std::mem::forget(n.prepare_wait(1));
+    drop(n);
+}

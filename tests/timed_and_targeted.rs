@@ -5,13 +5,15 @@
 #![cfg(not(loom))]
 
 mod common;
-use common::{join_all, sleep_until, spawn_each, wait_until, with_watchdog};
+use common::{join_all, sleep_until, spawn_each, wait_until, with_watchdog, WATCHDOG};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount::{CoreLatch, IdlePolicy, JecSleep, Notifier, WaitOutcome};
+use eventcount::{
+    CoreLatch, IdlePolicy, JecSleep, Notifier, NotifierSleep, SleepProtocol, WaitOutcome,
+};
 
 #[test]
 fn a_timed_wait_with_nobody_notifying_times_out_and_leaves() {
@@ -247,4 +249,130 @@ fn jec_timed_sleepers_and_posters_keep_counts_exact() {
         let c = sleep.counters();
         assert_eq!((c.sleeping(), c.inactive()), (0, 0), "{c:?}");
     });
+}
+
+// ---------------------------------------------------------------------------
+// A round that starts after its deadline
+// ---------------------------------------------------------------------------
+
+/// What a test can say about how many workers a protocol counts as idle
+/// and awake: `JecSleep`'s inactive minus sleeping, `NotifierSleep`'s
+/// awake idle count.
+trait AwakeIdle: SleepProtocol {
+    fn awake_and_idle(&self) -> usize;
+}
+
+impl AwakeIdle for JecSleep {
+    fn awake_and_idle(&self) -> usize {
+        self.counters().awake_but_idle() as usize
+    }
+}
+
+impl AwakeIdle for NotifierSleep {
+    fn awake_and_idle(&self) -> usize {
+        self.awake_idle()
+    }
+}
+
+/// Rounds of `no_work_found_until` with a deadline that has passed, at
+/// every step of an idle period (searching, sleepy or announced): each
+/// returns `TimedOut` at once, without a search round, a final check or a
+/// sleep, and the worker stays counted idle and awake. Rayon's policy of 32
+/// yield rounds is the one where a round that ignored its deadline would
+/// show most: it would yield through the search.
+///
+/// `sleep_attempts` is how many of the four rounds before the deadline
+/// reach a sleep attempt under `policy`. (None for `NotifierSleep`: the
+/// rounds past the deadline withdraw its announcement, so each round before
+/// the deadline announces it again.)
+fn rounds_after_the_deadline_time_out_at_once<S: AwakeIdle>(
+    policy: IdlePolicy,
+    sleep_attempts: u32,
+) {
+    let sleep = S::try_with_policy(1, policy).unwrap();
+    let latch = CoreLatch::idle_loop();
+    let past = Instant::now();
+    let far = Instant::now() + WATCHDOG;
+    let checks = std::cell::Cell::new(0);
+    let check = || {
+        checks.set(checks.get() + 1);
+        true
+    };
+    let mut idle = sleep.start_looking(0);
+    for step in 0..4 {
+        let checked = checks.get();
+        for _ in 0..3 {
+            let outcome = sleep.no_work_found_until(&mut idle, &latch, check, past);
+            assert_eq!(outcome, WaitOutcome::TimedOut, "step {step}");
+            assert_eq!(checks.get(), checked, "step {step}: the final check ran");
+            assert_eq!(sleep.awake_and_idle(), 1, "step {step}");
+            assert_eq!(sleep.num_sleeping(), 0, "step {step}");
+        }
+        // One round before the deadline moves the idle period on.
+        let outcome = sleep.no_work_found_until(&mut idle, &latch, check, far);
+        assert_eq!(outcome, WaitOutcome::Notified, "step {step}");
+    }
+    assert_eq!(
+        checks.get(),
+        sleep_attempts,
+        "the final checks of the sleep attempts"
+    );
+    assert_eq!(sleep.stats().waits, 0, "slept although nothing let it");
+    sleep.work_found(idle);
+    assert_eq!(sleep.awake_and_idle(), 0);
+}
+
+#[test]
+fn jec_sleep_rounds_after_the_deadline_time_out_at_once() {
+    rounds_after_the_deadline_time_out_at_once::<JecSleep>(IdlePolicy::rayon().yield_rounds(1), 1);
+    rounds_after_the_deadline_time_out_at_once::<JecSleep>(IdlePolicy::rayon(), 0);
+}
+
+#[test]
+fn notifier_sleep_rounds_after_the_deadline_time_out_at_once() {
+    rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(
+        IdlePolicy::rayon().yield_rounds(1),
+        0,
+    );
+    rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(IdlePolicy::rayon(), 0);
+}
+
+/// Two `NotifierSleep` workers announced; a notify reaches the one on top
+/// of the waiter stack, whose next round starts after its deadline. That
+/// round withdraws it, and the notification goes on to the other worker,
+/// whose sleep attempt then returns at once instead of sleeping.
+#[test]
+fn notifier_sleep_round_after_the_deadline_hands_a_notification_on() {
+    with_watchdog(
+        "notifier_sleep_round_after_the_deadline_hands_a_notification_on",
+        || {
+            let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().yield_rounds(0));
+            let (latch0, latch1) = (CoreLatch::idle_loop(), CoreLatch::idle_loop());
+            let far = Instant::now() + 2 * WATCHDOG;
+            let mut idle0 = sleep.start_looking(0);
+            let mut idle1 = sleep.start_looking(1);
+            // The announcements: worker 1 ends up on top of the stack.
+            let _ = sleep.no_work_found_until(&mut idle0, &latch0, || false, far);
+            let _ = sleep.no_work_found_until(&mut idle1, &latch1, || false, far);
+            assert_eq!(sleep.awake_idle(), 0);
+            assert!(sleep.notifier().notify_one(), "nobody was announced");
+            let outcome = sleep.no_work_found_until(&mut idle1, &latch1, || false, Instant::now());
+            assert_eq!(outcome, WaitOutcome::TimedOut);
+            assert_eq!(
+                sleep.awake_idle(),
+                1,
+                "the withdrawn worker counts as awake"
+            );
+            // Worker 0 holds the notification: its sleep attempt returns at
+            // once (a lost notification would leave it asleep until the
+            // watchdog fires).
+            let outcome = sleep.no_work_found_until(&mut idle0, &latch0, || false, far);
+            assert_eq!(outcome, WaitOutcome::Notified);
+            assert_eq!(sleep.stats().waits, 0, "worker 0 slept");
+            sleep.work_found(idle0);
+            sleep.work_found(idle1);
+            assert_eq!(sleep.awake_idle(), 0);
+            assert!(!sleep.notifier().notify_one(), "a waiter was left behind");
+        },
+    );
 }

@@ -3,19 +3,26 @@
 //! run on it and be measured against `NotifierSleep`.
 //!
 //! `EigenSleep` is `NotifierSleep` with Eigen's event count under it: the
-//! same count of awake idle workers and the same hand-off. Only where a
-//! notification goes differs:
+//! same count of awake idle workers and the same hand-off. It differs in
+//! where a notification goes, in how a worker goes to sleep, and in its
+//! idle policy (below):
 //! - a notify that finds a prepared waiter leaves an anonymous signal that
 //!   any pre-waiter's commit may take, and a cancel takes one back when
 //!   every pre-waiter holds one (eventcount hands each notification to one
 //!   waiter, and a notified canceller forwards it);
 //! - Eigen has no targeted wake, so a latch set while its owner sleeps
-//!   wakes every sleeper (eventcount wakes the owner alone).
+//!   wakes every sleeper (eventcount wakes the owner alone);
+//! - a worker prepares, re-checks (only `has_work`) and commits in one
+//!   round, where `NotifierSleep` announces itself a round earlier so that
+//!   its caller's full search is the re-check; and a post reads the awake
+//!   idle count before its first notify's fence (see `new_jobs`).
 //!
-//! Its idle policy is a fixed count of rounds: the learned budgets in time
-//! live inside eventcount, so a timed policy gets rayon's 32 rounds here,
-//! and its searcher cap counts every idle worker, a joining one included
-//! (eventcount's cap leaves joining workers out). Benchmarks compare it with
+//! Its idle policy is a fixed count of rounds, each a `yield_now` (a
+//! policy's spin rounds are yielded too): the learned budgets in time live
+//! inside eventcount, so a timed policy gets rayon's 32 rounds here. It
+//! never skips a search after an empty wake, and its searcher cap counts
+//! every idle worker, a joining one included (eventcount's cap leaves
+//! joining workers out). Benchmarks compare it with
 //! `NotifierSleep` on rayon's policy.
 //!
 //! It keeps the design's known races (see `event_count.rs`): they are part
@@ -124,8 +131,11 @@ impl EigenSleep {
 
     fn new_jobs(&self, n: u32, queue_was_empty: bool) {
         // One Notify(false) per job, as Eigen's pool does, but no more than
-        // the awake idle workers cannot cover (the same rule as
-        // NotifierSleep's, read after the first notify's fence).
+        // the awake idle workers cannot cover: NotifierSleep's rule, except
+        // that the count is read here, before the first notify and its
+        // fence, where NotifierSleep reads it after its NotifyFence. So the
+        // argument of docs/notifier.md, "Why a post that wakes fewer than
+        // `n` loses nothing", does not cover this peer.
         let awake = if queue_was_empty {
             self.awake_idle.load(Ordering::Relaxed)
         } else {

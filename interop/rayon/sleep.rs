@@ -1,33 +1,40 @@
 //! rayon-core's `sleep` module, as a thin shim over the `eventcount` crate.
 //!
-//! This file is eventcount's, not rayon's: `scripts/rayon-suite` writes it
-//! into a scratch copy of rayon-core as `src/sleep/mod.rs`, in place of
-//! rayon's own sleep module (docs/rayon.md in the eventcount repository).
+//! This file is eventcount's, not rayon's: eventcount's `rayon-interop`
+//! writes it into a copy of rayon-core as `src/sleep/mod.rs`, in place of
+//! rayon's own sleep module (docs/rayon.md in the eventcount repository):
+//! a scratch copy for `scripts/rayon-suite`, or a user's with `export`.
 //! The rest of rayon-core calls it as it called the original: the `Sleep`
 //! type, its seven methods and `THREADS_MAX`, except that `work_found`
 //! takes the idle state that `start_looking` returned (two lines of
 //! `registry.rs`), and the `terminate` latch is an idle-loop latch (one line
 //! of `latch.rs`), so that a wait on any other latch is a join.
 //!
-//! The protocol is a feature of the patched crate: `jec` (the default) runs
-//! `eventcount::JecSleep`, the same jobs-event-counter protocol rayon-core
-//! ships; `notifier` runs `eventcount::NotifierSleep`, the event count;
-//! `eigen` runs the benchmark peer `eventcount_eigen::EigenSleep`. cargo's
-//! features are additive and rayon asks for the default ones, so `eigen`
-//! wins over `notifier`, which wins over `jec`.
+//! Which protocol and which idle policy the pool runs is decided by the
+//! `Protocol` type and the `POLICY` constant below: by features in the
+//! copies that eventcount's own tools build, fixed in a copy written by
+//! `rayon-interop export`. Every call goes through the `SleepProtocol`
+//! trait, so the shim is written once for all of them.
 //!
-//! The idle policy is eventcount's default (a search budget in time that
-//! each worker learns, and at most half the pool searching) unless a
-//! feature picks another, in this order of precedence, lowest first:
-//! `nocap` is the default without its searcher cap, `rayon-policy` is
-//! rayon's 32 yield rounds, and `pr1314-adaptive` and `pr1314-bounded` are
-//! the two policies of rayon PR #1314 (on rayon's rounds). Every call below
-//! goes through the `SleepProtocol` trait, so the shim is written once for
-//! all of them.
+//! With `EVENTCOUNT_LOG` set (to anything but empty or `0`), every pool
+//! prints one line to stderr when it is built: its protocol, its policy and
+//! its thread count, so that a program can show which sleep it runs.
 
 use crate::latch::CoreLatch;
 use eventcount::{IdlePolicy, SleepProtocol};
+use std::io::Write as _;
+use std::sync::OnceLock;
 
+// eventcount-choice: begin
+// `rayon-interop export` writes the lines between these markers as two
+// fixed items, so that a user's copy has no feature that could change them.
+//
+// The protocol: `jec` (the default) runs `eventcount::JecSleep`, the same
+// jobs-event-counter protocol rayon-core ships; `notifier` runs
+// `eventcount::NotifierSleep`, the event count; `eigen` runs the benchmark
+// peer `eventcount_eigen::EigenSleep`. cargo's features are additive and
+// rayon asks for the default ones, so `eigen` wins over `notifier`, which
+// wins over `jec`.
 #[cfg(feature = "eigen")]
 type Protocol = eventcount_eigen::EigenSleep;
 #[cfg(all(feature = "notifier", not(feature = "eigen")))]
@@ -35,7 +42,12 @@ type Protocol = eventcount::NotifierSleep;
 #[cfg(not(any(feature = "notifier", feature = "eigen")))]
 type Protocol = eventcount::JecSleep;
 
-/// The policy the features ask for (see the module docs).
+// The policy: eventcount's default (a search budget in time that each
+// worker learns, and at most half the pool searching) unless a feature
+// picks another, in this order of precedence, lowest first: `nocap` is the
+// default without its searcher cap, `rayon-policy` is rayon's 32 yield
+// rounds, and `pr1314-adaptive` and `pr1314-bounded` are the two policies
+// of rayon PR #1314 (on rayon's rounds).
 const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
     IdlePolicy::rayon().max_searching_busy()
 } else if cfg!(feature = "pr1314-adaptive") {
@@ -47,6 +59,17 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
 } else {
     IdlePolicy::new()
 };
+// eventcount-choice: end
+
+/// Whether each pool prints its line (see the module docs). The environment
+/// is read once per process, so a pool built after the first costs one
+/// load, and a pool that never logs costs nothing more.
+fn log_pools() -> bool {
+    static LOG: OnceLock<bool> = OnceLock::new();
+    *LOG.get_or_init(|| {
+        std::env::var_os("EVENTCOUNT_LOG").is_some_and(|v| !v.is_empty() && v != "0")
+    })
+}
 
 /// The most threads a pool may have: the protocol's limit (65,535 for
 /// both; rayon-core's own is 255 on 32-bit targets).
@@ -60,10 +83,21 @@ pub(super) struct Sleep<P: SleepProtocol = Protocol> {
 impl<P: SleepProtocol> Sleep<P> {
     /// rayon-core has already clamped `n_threads` to `THREADS_MAX`.
     pub(super) fn new(n_threads: usize) -> Self {
-        match P::try_with_policy(n_threads, POLICY) {
-            Ok(protocol) => Sleep { protocol },
+        let protocol = match P::try_with_policy(n_threads, POLICY) {
+            Ok(protocol) => protocol,
             Err(err) => panic!("rayon-core on eventcount: {err}"),
+        };
+        if log_pools() {
+            // The type's last segment names the protocol wherever the crate
+            // keeps it. Not `eprintln!`: a failed write must not panic here.
+            let name = std::any::type_name::<P>().rsplit("::").next();
+            let _ = writeln!(
+                std::io::stderr(),
+                "eventcount: rayon-core pool: protocol {}, policy {POLICY:?}, {n_threads} threads",
+                name.unwrap_or("?"),
+            );
         }
+        Sleep { protocol }
     }
 
     #[inline]

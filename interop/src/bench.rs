@@ -59,10 +59,6 @@ const STOCK: Build = Build {
 /// The second stock run of every round: the same binary as `STOCK`.
 const STOCK_AGAIN: &str = "stock again";
 
-/// The policy features of the patched rayon-core (see the shim), lowest
-/// precedence first.
-const POLICY_FEATURES: [&str; 4] = ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
-
 const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static str>) -> Build {
     Build {
         name,
@@ -289,6 +285,9 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     if options.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
         let report = json!({
+            // Which run a plot of these rows shows (docs/benchmarks.md, "Plots").
+            "commit": source_commit(),
+            "vcpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
             "rayon-core": RAYON_CORE_VERSION,
             "rayon": RAYON_VERSION,
             "rounds": options.rounds,
@@ -305,6 +304,26 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
         print!("{}", table(&rows, &names, options.rounds, useful_us));
     }
     Ok(consistent)
+}
+
+/// The commit of this repository the workloads were built from, with
+/// `-dirty` if tracked files had changes; None outside a git checkout.
+fn source_commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(crate::repo_root())
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"])?;
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|changes| !changes.is_empty());
+    Some(if dirty { format!("{head}-dirty") } else { head })
 }
 
 /// Write one workload crate per build and build them (release), sharing
@@ -347,6 +366,7 @@ path = {path}
 rayon = "={RAYON_VERSION}"
 rayon-core = {rayon_core}
 serde_json = "1"
+rustix = {{ version = "1", default-features = false, features = ["time", "std"] }}
 {patch}
 [workspace]
 "#,
@@ -377,11 +397,7 @@ serde_json = "1"
             Duration::from_secs(300),
         )?;
         let tree = String::from_utf8_lossy(&tree.stdout);
-        let policy = POLICY_FEATURES
-            .into_iter()
-            .rev()
-            .find(|f| tree.contains(&format!("rayon-core feature \"{f}\"")));
-        let runs = (Protocol::enabled_in(&tree), policy);
+        let runs = (Protocol::enabled_in(&tree), crate::policy_enabled_in(&tree));
         if runs != (build.protocol, build.policy) {
             return Err(format!(
                 "{name} would run {runs:?}, not {:?}",

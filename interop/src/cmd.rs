@@ -102,6 +102,53 @@ fn copy_tree_io(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Do the trees `a` and `b` hold the same files with the same bytes? A
+/// file at the top of `b` named in `extra_in_b` may be missing from `a`.
+/// A missing `b` is not the same.
+pub fn same_files(a: &Path, b: &Path, extra_in_b: &[&str]) -> Result<bool, Error> {
+    fn files(root: &Path, dir: &Path, out: &mut Vec<std::path::PathBuf>) -> io::Result<()> {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                files(root, &entry.path(), out)?;
+            } else {
+                out.push(
+                    entry
+                        .path()
+                        .strip_prefix(root)
+                        .unwrap_or(&entry.path())
+                        .to_path_buf(),
+                );
+            }
+        }
+        Ok(())
+    }
+    if !b.is_dir() {
+        return Ok(false);
+    }
+    let listed = |root: &Path| {
+        let mut out = Vec::new();
+        files(root, root, &mut out).map_err(|err| format!("listing {}: {err}", root.display()))?;
+        out.sort();
+        Ok::<_, Error>(out)
+    };
+    let in_a = listed(a)?;
+    let mut in_b = listed(b)?;
+    in_b.retain(|f| !extra_in_b.iter().any(|extra| f == Path::new(extra)));
+    if in_a != in_b {
+        return Ok(false);
+    }
+    for file in &in_a {
+        let bytes = |root: &Path| {
+            fs::read(root.join(file)).map_err(|err| format!("reading {}: {err}", file.display()))
+        };
+        if bytes(a)? != bytes(b)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Remove `dir` if it exists.
 pub fn remove_tree(dir: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(dir) {

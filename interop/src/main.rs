@@ -1,6 +1,8 @@
 //! rayon-core on eventcount: swap rayon-core's private sleep module for a
 //! shim over this crate's `SleepProtocol`, then run rayon's own test suites
-//! (`suite`) or rayon's workloads against stock rayon (`bench`).
+//! (`suite`) or rayon's workloads against stock rayon (`bench`), or write a
+//! copy for a user's project (`export`) and check that a project builds and
+//! runs on it (`downstream-check`).
 //!
 //! `scripts/rayon-suite` and `scripts/rayon-bench` call this program;
 //! docs/rayon.md explains the whole setup. Nothing of rayon is kept in this
@@ -9,6 +11,8 @@
 
 mod bench;
 mod cmd;
+mod downstream;
+mod export;
 mod patch;
 mod sources;
 mod suite;
@@ -40,6 +44,9 @@ enum Command {
         /// Run only rayon-core's suite (rayon's takes several minutes more).
         #[arg(long)]
         core_only: bool,
+        /// The patched rayon-core's idle policy, if not eventcount's default.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(POLICY_FEATURES))]
+        policy: Option<String>,
     },
     /// Build stock rayon and rayon on both protocols, run the same
     /// workloads on all three in alternating order, and print same-run
@@ -47,6 +54,14 @@ enum Command {
     Bench(bench::Options),
     /// Only apply the edit to a scratch copy and print what it changed.
     Patch,
+    /// Write a patched rayon-core for your own project, with the protocol
+    /// and the policy fixed in its source, and print the
+    /// `[patch.crates-io]` lines that put your build on it.
+    Export(export::Options),
+    /// Export a copy (eventcount by path to this checkout) and run a small
+    /// crate's tests on it: a `par_iter` sum, a `join` recursion, and the
+    /// line that `EVENTCOUNT_LOG=1` prints.
+    DownstreamCheck(downstream::Options),
 }
 
 /// A protocol choice on the command line.
@@ -57,12 +72,29 @@ enum Which {
     All,
 }
 
+/// The policy features of the patched rayon-core (see the shim), lowest
+/// precedence first. Without one, it runs eventcount's default policy.
+pub const POLICY_FEATURES: [&str; 4] =
+    ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
+
+/// The policy a build runs, from what `cargo tree -e features -i
+/// rayon-core` printed for it: the feature of highest precedence, or None
+/// for the default.
+pub fn policy_enabled_in(cargo_tree: &str) -> Option<&'static str> {
+    POLICY_FEATURES
+        .into_iter()
+        .rev()
+        .find(|f| cargo_tree.contains(&format!("rayon-core feature \"{f}\"")))
+}
+
 /// A protocol the patched rayon-core can run, chosen by its feature:
 /// eventcount's two, and the Eigen-style benchmark peer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
     Jec,
     Notifier,
+    /// A benchmark's peer: never offered on the command line.
+    #[value(skip)]
     Eigen,
 }
 
@@ -79,6 +111,15 @@ impl Protocol {
         }
     }
 
+    /// The type the shim sleeps on.
+    pub fn type_path(self) -> &'static str {
+        match self {
+            Protocol::Jec => "eventcount::JecSleep",
+            Protocol::Notifier => "eventcount::NotifierSleep",
+            Protocol::Eigen => "eventcount_eigen::EigenSleep",
+        }
+    }
+
     /// Which protocol a build runs, from what `cargo tree -e features -i
     /// rayon-core` printed for it: the shim picks `eigen` over `notifier`
     /// over `jec`. None for stock rayon-core, which has none of them.
@@ -88,6 +129,84 @@ impl Protocol {
         [Protocol::Eigen, Protocol::Notifier, Protocol::Jec]
             .into_iter()
             .find(|&p| on(p))
+    }
+}
+
+/// An idle policy a patched rayon-core can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    /// eventcount's default: a learned search budget in time, and at most
+    /// half the pool searching.
+    #[value(name = "default")]
+    Default,
+    /// The default without its searcher cap.
+    #[value(name = "nocap")]
+    Nocap,
+    /// rayon's own: 32 yield rounds, no cap.
+    #[value(name = "rayon")]
+    Rayon,
+    /// rayon PR #1314's default: rayon's rounds, and a worker woken to no
+    /// work sleeps again at once.
+    #[value(name = "pr1314-adaptive")]
+    Pr1314Adaptive,
+    /// rayon PR #1314's bounded searchers: at most one per busy worker.
+    #[value(name = "pr1314-bounded")]
+    Pr1314Bounded,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 5] = [
+        Policy::Default,
+        Policy::Nocap,
+        Policy::Rayon,
+        Policy::Pr1314Adaptive,
+        Policy::Pr1314Bounded,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Default => "default",
+            Policy::Nocap => "nocap",
+            Policy::Rayon => "rayon",
+            Policy::Pr1314Adaptive => "pr1314-adaptive",
+            Policy::Pr1314Bounded => "pr1314-bounded",
+        }
+    }
+
+    /// The feature that picks it in the shim's feature-chosen form (the
+    /// default needs none).
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Policy::Default => None,
+            Policy::Nocap => Some("nocap"),
+            Policy::Rayon => Some("rayon-policy"),
+            Policy::Pr1314Adaptive => Some("pr1314-adaptive"),
+            Policy::Pr1314Bounded => Some("pr1314-bounded"),
+        }
+    }
+
+    /// The expression that builds it, as the shim writes it.
+    pub fn expr(self) -> &'static str {
+        match self {
+            Policy::Default => "IdlePolicy::new()",
+            Policy::Nocap => "IdlePolicy::new().max_searching_all()",
+            Policy::Rayon => "IdlePolicy::rayon()",
+            Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake()",
+            Policy::Pr1314Bounded => "IdlePolicy::rayon().max_searching_busy()",
+        }
+    }
+
+    /// The same policy as a value, for what the shim prints of it.
+    pub fn value(self) -> eventcount::IdlePolicy {
+        use eventcount::IdlePolicy;
+        match self {
+            Policy::Default => IdlePolicy::new(),
+            Policy::Nocap => IdlePolicy::new().max_searching_all(),
+            Policy::Rayon => IdlePolicy::rayon(),
+            Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(),
+            Policy::Pr1314Bounded => IdlePolicy::rayon().max_searching_busy(),
+        }
     }
 }
 
@@ -114,15 +233,22 @@ fn main() -> ExitCode {
         Command::Suite {
             protocol,
             core_only,
+            policy,
         } => {
             let protocols: Vec<Protocol> = match protocol {
                 Which::Jec => vec![Protocol::Jec],
                 Which::Notifier => vec![Protocol::Notifier],
                 Which::All => Protocol::ALL.to_vec(),
             };
-            suite::run(&cli.scratch, &protocols, !core_only)
+            let policy = policy.and_then(|p| POLICY_FEATURES.into_iter().find(|&f| f == p));
+            suite::run(&cli.scratch, &protocols, !core_only, policy)
         }
         Command::Bench(options) => bench::run(&cli.scratch, &options),
+        Command::Export(options) => export::run(&cli.scratch, &options).map(|done| {
+            print!("{done}");
+            true
+        }),
+        Command::DownstreamCheck(options) => downstream::run(&cli.scratch, &options),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

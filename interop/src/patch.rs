@@ -16,6 +16,11 @@
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
 //!   (`nocap`, `rayon-policy`, `pr1314-adaptive`, `pr1314-bounded`).
 //!
+//! A copy for a user's project (`export`, [`Wiring::Fixed`]) differs in the
+//! shim and the manifest only: the shim names one protocol and one policy,
+//! and the manifest gains `eventcount` as the user gave it, with no feature
+//! and no eigen peer, so that nothing in the user's build can change them.
+//!
 //! Every other file of rayon-core, and all of rayon, stays as published.
 //! The edit looks items up by their first line and fails loudly if one is
 //! missing or ambiguous, so a different rayon-core cannot be half-patched.
@@ -25,9 +30,31 @@ use std::path::{Path, PathBuf};
 
 use crate::cmd::{self, Error};
 use crate::sources::{self, RAYON_CORE_VERSION, RAYON_VERSION};
+use crate::{Policy, Protocol};
 
 /// The shim that becomes rayon-core's `src/sleep/mod.rs`.
-const SHIM: &str = include_str!("../rayon/sleep.rs");
+pub(crate) const SHIM: &str = include_str!("../rayon/sleep.rs");
+
+/// The lines around the shim's choice of protocol and policy, which a
+/// fixed copy replaces.
+const CHOICE_BEGIN: &str = "// eventcount-choice: begin";
+const CHOICE_END: &str = "// eventcount-choice: end";
+
+/// How a patched rayon-core picks its protocol and policy, and where it
+/// finds eventcount.
+pub enum Wiring<'a> {
+    /// By features, for this repository's suites and benches: eventcount
+    /// and the eigen peer by path from `root`, eventcount's repository.
+    Features { root: &'a Path },
+    /// Fixed in the shim, for a user's project: no feature can change them.
+    /// `eventcount` is the body of the dependency's table, such as
+    /// `version = "0.1"` or `path = "../eventcount"`.
+    Fixed {
+        protocol: Protocol,
+        policy: Policy,
+        eventcount: String,
+    },
+}
 
 /// A patched workspace: rayon-core on eventcount, and rayon using it.
 pub struct Tree {
@@ -106,16 +133,25 @@ impl fmt::Display for EditReport {
 }
 
 /// Fetch the sources and build a fresh patched workspace under `scratch`.
+/// If the workspace of an earlier run holds exactly the same files, it is
+/// kept instead, so that the builds in its target directory stay fresh:
+/// repeated runs (scripts/soak) do not rebuild rayon each time.
 pub fn prepare(scratch: &Path) -> Result<Tree, Error> {
     let sources = sources::fetch(scratch)?;
     let root = scratch.join("patched");
-    cmd::remove_tree(&root)?;
-    let rayon_core = root.join("rayon-core");
+    let fresh = scratch.join("patched.new");
+    cmd::remove_tree(&fresh)?;
+    let rayon_core = fresh.join("rayon-core");
     cmd::copy_tree(&sources.rayon_core, &rayon_core)?;
-    cmd::copy_tree(&sources.rayon, &root.join("rayon"))?;
-    let edit = apply(&rayon_core, &crate::repo_root())?;
+    cmd::copy_tree(&sources.rayon, &fresh.join("rayon"))?;
+    let edit = apply(
+        &rayon_core,
+        &Wiring::Features {
+            root: &crate::repo_root(),
+        },
+    )?;
     cmd::write(
-        &root.join("Cargo.toml"),
+        &fresh.join("Cargo.toml"),
         r#"# Written by eventcount's rayon-interop. rayon-core is the patched copy;
 # rayon, unchanged, is pointed at it.
 [workspace]
@@ -126,12 +162,19 @@ resolver = "2"
 rayon-core = { path = "rayon-core" }
 "#,
     )?;
+    // cargo adds the lock file; nothing else writes to the workspace.
+    if cmd::same_files(&fresh, &root, &["Cargo.lock"])? {
+        cmd::remove_tree(&fresh)?;
+    } else {
+        cmd::remove_tree(&root)?;
+        std::fs::rename(&fresh, &root)
+            .map_err(|err| format!("renaming {} to {}: {err}", fresh.display(), root.display()))?;
+    }
     Ok(Tree { root, edit })
 }
 
-/// Apply the edit to the rayon-core copy at `dir`; `eventcount` is the
-/// crate's root directory.
-fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
+/// Apply the edit to the rayon-core copy at `dir`.
+pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
     let mut files = Vec::new();
 
     // 1. The sleep module: rayon's protocol out, the shim in.
@@ -158,12 +201,18 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
     }
     let module = dir.join("src/sleep/mod.rs");
     let removed = line_count(&cmd::read(&module)?);
-    cmd::write(&module, SHIM)?;
+    let shim = match wiring {
+        Wiring::Features { .. } => SHIM.to_string(),
+        Wiring::Fixed {
+            protocol, policy, ..
+        } => fixed_shim(*protocol, *policy)?,
+    };
+    cmd::write(&module, &shim)?;
     files.push(FileEdit {
         path: "src/sleep/mod.rs",
         what: "replaced by eventcount's shim (interop/rayon/sleep.rs)",
         removed,
-        added: line_count(SHIM),
+        added: line_count(&shim),
         shim: true,
     });
 
@@ -222,33 +271,93 @@ fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
     // 4. Cargo.toml: the dependency, and the protocol and policy features.
     let manifest = dir.join("Cargo.toml");
     let text = cmd::read(&manifest)?;
-    let features = "[features]\n";
-    if text.matches(features).count() != 1 {
-        return Err(format!(
-            "{}: expected one [features] table",
-            manifest.display()
-        ));
-    }
-    let feature_lines =
-        "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
-         nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n";
-    let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
-    let dependency = format!(
-        "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
-        path(eventcount),
-        path(&eventcount.join("eigen")),
-    );
-    let text = text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;
+    let (text, added, what) = match wiring {
+        Wiring::Features { root } => {
+            let features = "[features]\n";
+            if text.matches(features).count() != 1 {
+                return Err(format!(
+                    "{}: expected one [features] table",
+                    manifest.display()
+                ));
+            }
+            let feature_lines =
+                "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
+                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n";
+            let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
+            let dependency = format!(
+                "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
+                path(root),
+                path(&root.join("eigen")),
+            );
+            let text =
+                text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;
+            let added = line_count(feature_lines) + line_count(&dependency);
+            let what =
+                "eventcount (and the eigen peer) as dependencies; protocol and policy features";
+            (text, added, what)
+        }
+        Wiring::Fixed { eventcount, .. } => {
+            let dependency = format!(
+                "\n# Added by eventcount's rayon-interop export (see EVENTCOUNT.md): the\n\
+                 # shim in src/sleep/mod.rs sleeps on this crate.\n\
+                 [dependencies.eventcount]\n{eventcount}\n"
+            );
+            let added = line_count(&dependency);
+            (text + &dependency, added, "eventcount as a dependency")
+        }
+    };
     cmd::write(&manifest, &text)?;
     files.push(FileEdit {
         path: "Cargo.toml",
-        what: "eventcount (and the eigen peer) as dependencies; protocol and policy features",
+        what,
         removed: 0,
-        added: line_count(feature_lines) + line_count(&dependency),
+        added,
         shim: false,
     });
 
     Ok(EditReport { files })
+}
+
+/// The shim with its choice of protocol and policy fixed: the lines between
+/// the choice markers (the features' `cfg`s) become two plain items.
+pub fn fixed_shim(protocol: Protocol, policy: Policy) -> Result<String, Error> {
+    if protocol == Protocol::Eigen {
+        // The peer is a benchmark's, not a protocol a project should run,
+        // and a fixed copy does not depend on it.
+        return Err("the eigen peer cannot be exported: choose jec or notifier".into());
+    }
+    let lines: Vec<&str> = SHIM.lines().collect();
+    let find = |marker: &str| -> Result<usize, Error> {
+        let found: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == marker).collect();
+        match found.as_slice() {
+            &[at] => Ok(at),
+            _ => Err(format!(
+                "interop/rayon/sleep.rs: expected the line `{marker}` once, found it {} times",
+                found.len()
+            )),
+        }
+    };
+    let (begin, end) = (find(CHOICE_BEGIN)?, find(CHOICE_END)?);
+    if begin > end {
+        return Err(format!(
+            "interop/rayon/sleep.rs: `{CHOICE_END}` comes before `{CHOICE_BEGIN}`"
+        ));
+    }
+    let choice = format!(
+        "// Fixed by `rayon-interop export --protocol {} --policy {}`:\n\
+         // this copy has no feature that could change them. Export again to\n\
+         // choose others.\n\
+         type Protocol = {};\n\
+         const POLICY: IdlePolicy = {};",
+        protocol.feature(),
+        policy.name(),
+        protocol.type_path(),
+        policy.expr(),
+    );
+    let mut out: Vec<&str> = lines[..begin].to_vec();
+    out.push(&choice);
+    out.extend(&lines[end + 1..]);
+    Ok(out.join("\n") + "\n")
 }
 
 /// Remove the item whose first line starts with `head` (exactly one must),

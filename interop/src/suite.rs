@@ -58,9 +58,9 @@ impl Suite {
 
 /// What one suite run printed, summed over its test binaries and doctests.
 #[derive(Default)]
-struct Counts {
-    passed: usize,
-    failed: usize,
+pub(crate) struct Counts {
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
     ignored: usize,
     failed_names: Vec<String>,
     ignored_names: Vec<String>,
@@ -68,9 +68,15 @@ struct Counts {
     unfinished: usize,
 }
 
-/// Patch rayon-core, then run the suites on each protocol. Ok(true) when
+/// Patch rayon-core, then run the suites on each protocol, with the policy
+/// feature `policy` (eventcount's default policy if None). Ok(true) when
 /// every test that can run passed.
-pub fn run(scratch: &Path, protocols: &[Protocol], with_rayon: bool) -> Result<bool, Error> {
+pub fn run(
+    scratch: &Path,
+    protocols: &[Protocol],
+    with_rayon: bool,
+    policy: Option<&'static str>,
+) -> Result<bool, Error> {
     let tree = patch::prepare(scratch)?;
     print!("{}", tree.edit);
     let suites: &[Suite] = if with_rayon {
@@ -84,7 +90,7 @@ pub fn run(scratch: &Path, protocols: &[Protocol], with_rayon: bool) -> Result<b
     for &protocol in protocols {
         for &suite in suites {
             let start = Instant::now();
-            let counts = run_one(&tree.root, &target, suite, protocol)?;
+            let counts = run_one(&tree.root, &target, suite, protocol, policy)?;
             let run_by: Vec<(&String, &str)> = counts
                 .ignored_names
                 .iter()
@@ -96,7 +102,7 @@ pub fn run(scratch: &Path, protocols: &[Protocol], with_rayon: bool) -> Result<b
             let line = format!(
                 "{} on {}: {} passed, {} failed, {} not runnable",
                 suite.package(),
-                protocol.feature(),
+                label(protocol, policy),
                 counts.passed,
                 counts.failed + counts.unfinished,
                 counts.ignored - run_by.len()
@@ -146,28 +152,42 @@ fn ignored(name: &str) -> Ignored {
     )
 }
 
-/// Run one suite (unit tests, tests/, doctests) on one protocol.
+/// How a run is named: the protocol, and the policy if not the default.
+fn label(protocol: Protocol, policy: Option<&str>) -> String {
+    match policy {
+        None => protocol.feature().to_string(),
+        Some(policy) => format!("{} ({policy})", protocol.feature()),
+    }
+}
+
+/// Run one suite (unit tests, tests/, doctests) on one protocol and policy.
 fn run_one(
     workspace: &Path,
     target: &Path,
     suite: Suite,
     protocol: Protocol,
+    policy: Option<&'static str>,
 ) -> Result<Counts, Error> {
+    let chosen: Vec<&str> = std::iter::once(protocol.feature()).chain(policy).collect();
     let features: Vec<String> = match suite {
-        // rayon-core's own features choose the protocol.
+        // rayon-core's own features choose the protocol and the policy.
         Suite::RayonCore => vec![
             "--no-default-features".into(),
             "--features".into(),
-            protocol.feature().into(),
+            chosen.join(","),
         ],
         // rayon asks for rayon-core's default features (jec); `notifier`
         // wins when both are on.
         Suite::Rayon => vec![
             "--features".into(),
-            format!("rayon-core/{}", protocol.feature()),
+            chosen
+                .iter()
+                .map(|f| format!("rayon-core/{f}"))
+                .collect::<Vec<_>>()
+                .join(","),
         ],
     };
-    check_protocol(workspace, target, suite, &features, protocol)?;
+    check_protocol(workspace, target, suite, &features, protocol, policy)?;
     let mut command = cmd::cargo();
     command
         .current_dir(workspace)
@@ -182,13 +202,20 @@ fn run_one(
         .parent()
         .unwrap_or(workspace)
         .join("logs")
-        .join(format!("{}-{}.log", suite.package(), protocol.feature()));
+        .join(format!(
+            "{}-{}.log",
+            suite.package(),
+            std::iter::once(protocol.feature())
+                .chain(policy)
+                .collect::<Vec<_>>()
+                .join("-")
+        ));
     cmd::write(&log, &format!("{stderr}\n{stdout}"))?;
     if stderr.contains("could not compile") {
         return Err(format!(
             "{} did not build on {}:\n{stderr}",
             suite.package(),
-            protocol.feature()
+            label(protocol, policy)
         ));
     }
     let mut counts = parse(&stdout);
@@ -210,20 +237,21 @@ fn run_one(
         return Err(format!(
             "{} on {} failed without a failing test:\n{stderr}",
             suite.package(),
-            protocol.feature()
+            label(protocol, policy)
         ));
     }
     Ok(counts)
 }
 
-/// Make sure the build under test really runs `protocol`: ask cargo which
-/// features of rayon-core the same command line enables.
+/// Make sure the build under test really runs `protocol` and `policy`: ask
+/// cargo which features of rayon-core the same command line enables.
 fn check_protocol(
     workspace: &Path,
     target: &Path,
     suite: Suite,
     features: &[String],
     protocol: Protocol,
+    policy: Option<&'static str>,
 ) -> Result<(), Error> {
     let output = cmd::checked(
         cmd::cargo()
@@ -242,12 +270,12 @@ fn check_protocol(
         Duration::from_secs(300),
     )?;
     let tree = String::from_utf8_lossy(&output.stdout);
-    let runs = Protocol::enabled_in(&tree);
-    if runs != Some(protocol) {
+    let runs = (Protocol::enabled_in(&tree), crate::policy_enabled_in(&tree));
+    if runs != (Some(protocol), policy) {
         return Err(format!(
             "{} built for {} would run {runs:?}; cargo tree says:\n{tree}",
             suite.package(),
-            protocol.feature()
+            label(protocol, policy)
         ));
     }
     Ok(())
@@ -255,7 +283,7 @@ fn check_protocol(
 
 /// Sum the libtest output: per-test lines for names, "test result" lines
 /// for the counts.
-fn parse(stdout: &str) -> Counts {
+pub(crate) fn parse(stdout: &str) -> Counts {
     let mut counts = Counts::default();
     for line in stdout.lines() {
         if let Some(result) = line.strip_prefix("test result: ") {

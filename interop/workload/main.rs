@@ -200,19 +200,27 @@ fn calibrate() -> serde_json::Value {
     json!({ "iters": iters, "useful_us": tick_useful_us(iters) })
 }
 
-/// What `jobs` jobs of `iters` iterations take on one thread, in µs: the
-/// median of 21 timings, each of every job once, in a row.
+/// What `jobs` jobs of `iters` iterations take on one thread, in µs of
+/// that thread's CPU time (not wall time, which another process on the
+/// machine would stretch): the median of 21 timings, each of every job
+/// once, in a row.
 fn useful_us(jobs: u32, iters: u32) -> f64 {
     let mut runs: Vec<f64> = (0..21u64)
         .map(|seed| {
-            let start = Instant::now();
+            let start = thread_cpu();
             for job in 0..jobs {
                 black_box(busy(seed * 64 + job as u64, iters));
             }
-            start.elapsed().as_secs_f64() * 1e6
+            (thread_cpu() - start).as_secs_f64() * 1e6
         })
         .collect();
     median(&mut runs)
+}
+
+/// The calling thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// The useful work of one B7 tick: its 8 jobs on one thread.

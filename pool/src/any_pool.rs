@@ -9,20 +9,31 @@ use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats}
 use eventcount_eigen::EigenSleep;
 
 use crate::procstat::live_threads;
-use crate::workload::{burst, fib, tree};
-use crate::{burst_tree, fib, tree_sum, Pool, Workload};
+use crate::workload::{burst, fib, fold, tick, tree};
+use crate::{burst_tree, fib, fold_range, tick, tree_sum, Pool, Workload};
 
-/// Which pool to build.
+/// Which pool to build: the example pool on a protocol and an idle policy,
+/// or rayon's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PoolKind {
-    /// The example pool on `JecSleep`.
+    /// The example pool on `JecSleep`, with the policy given to
+    /// [`AnyPool::new`] (the default: learned budgets, half the pool
+    /// searching).
     Jec,
-    /// The example pool on `JecSleep` with the searcher cap (half the pool).
-    JecCap,
-    /// The example pool on `NotifierSleep`.
+    /// The same without the searcher cap.
+    JecNoCap,
+    /// The example pool on `NotifierSleep`, with the policy given.
     Notifier,
-    /// The example pool on `NotifierSleep` with the searcher cap.
-    NotifierCap,
+    /// The same without the searcher cap.
+    NotifierNoCap,
+    /// `JecSleep` with rayon's fixed policy, `IdlePolicy::rayon()`.
+    JecRayon,
+    /// `JecSleep` with rayon PR #1314's default:
+    /// `IdlePolicy::rayon().sleep_after_empty_wake()`.
+    Pr1314Adaptive,
+    /// `JecSleep` with rayon PR #1314's bounded searchers:
+    /// `IdlePolicy::rayon().max_searching_busy()`.
+    Pr1314Bounded,
     /// The example pool on the Eigen-style benchmark peer (`EigenSleep`).
     Eigen,
     /// A rayon `ThreadPool`: the reference.
@@ -30,27 +41,35 @@ pub enum PoolKind {
 }
 
 impl PoolKind {
-    /// The crate's two protocols and rayon, the reference last.
+    /// The crate's two protocols on the given policy, and rayon, the
+    /// reference, last.
     pub const ALL: [PoolKind; 3] = [PoolKind::Jec, PoolKind::Notifier, PoolKind::Rayon];
 
-    /// Every pool: each protocol with and without the searcher cap, the
-    /// Eigen peer, and rayon last.
-    pub const WITH_CAP_AND_EIGEN: [PoolKind; 6] = [
+    /// Every pool: each protocol with and without the searcher cap, rayon's
+    /// policy and rayon PR #1314's two on `JecSleep`, the Eigen peer, and
+    /// rayon last.
+    pub const EVERY: [PoolKind; 9] = [
         PoolKind::Jec,
-        PoolKind::JecCap,
+        PoolKind::JecNoCap,
         PoolKind::Notifier,
-        PoolKind::NotifierCap,
+        PoolKind::NotifierNoCap,
+        PoolKind::JecRayon,
+        PoolKind::Pr1314Adaptive,
+        PoolKind::Pr1314Bounded,
         PoolKind::Eigen,
         PoolKind::Rayon,
     ];
 
-    /// The name in tables: the protocol's own for ours, `-cap` with the cap.
+    /// The name in tables.
     pub fn name(self) -> &'static str {
         match self {
             PoolKind::Jec => "jec",
-            PoolKind::JecCap => "jec-cap",
+            PoolKind::JecNoCap => "jec-nocap",
             PoolKind::Notifier => "notifier",
-            PoolKind::NotifierCap => "notifier-cap",
+            PoolKind::NotifierNoCap => "notifier-nocap",
+            PoolKind::JecRayon => "jec-rayon",
+            PoolKind::Pr1314Adaptive => "pr1314-adaptive",
+            PoolKind::Pr1314Bounded => "pr1314-bounded",
             PoolKind::Eigen => "eigen",
             PoolKind::Rayon => "rayon",
         }
@@ -74,28 +93,30 @@ enum Inner {
 }
 
 impl AnyPool {
-    /// Start a pool of `kind` with `threads` workers; ours idle with
-    /// `policy` (rayon's always spins down its own way, which `policy`'s
-    /// default copies); the `-cap` kinds add the searcher cap to it.
+    /// Start a pool of `kind` with `threads` workers. `Jec` and `Notifier`
+    /// idle with `policy`, the `-nocap` kinds with `policy` without its
+    /// searcher cap; the others carry their own policy (rayon's, or rayon
+    /// PR #1314's, or rayon's pool itself).
     pub fn new(kind: PoolKind, threads: usize, policy: IdlePolicy) -> AnyPool {
         let threads_before = live_threads();
-        let capped = policy.max_searching_half();
-        let pool = match kind {
-            PoolKind::Jec => Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, policy))),
-            PoolKind::JecCap => {
-                Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, capped)))
-            }
-            PoolKind::Notifier => Inner::Notifier(Pool::new(
+        let jec = |policy| Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, policy)));
+        let notifier = |policy| {
+            Inner::Notifier(Pool::new(
                 threads,
                 NotifierSleep::with_policy(threads, policy),
-            )),
-            PoolKind::NotifierCap => Inner::Notifier(Pool::new(
-                threads,
-                NotifierSleep::with_policy(threads, capped),
-            )),
+            ))
+        };
+        let pool = match kind {
+            PoolKind::Jec => jec(policy),
+            PoolKind::JecNoCap => jec(policy.max_searching_all()),
+            PoolKind::Notifier => notifier(policy),
+            PoolKind::NotifierNoCap => notifier(policy.max_searching_all()),
+            PoolKind::JecRayon => jec(IdlePolicy::rayon()),
+            PoolKind::Pr1314Adaptive => jec(IdlePolicy::rayon().sleep_after_empty_wake()),
+            PoolKind::Pr1314Bounded => jec(IdlePolicy::rayon().max_searching_busy()),
             PoolKind::Eigen => Inner::Eigen(Pool::new(
                 threads,
-                EigenSleep::try_with_policy(threads, policy)
+                EigenSleep::try_with_policy(threads, IdlePolicy::rayon())
                     .expect("AnyPool::new: too many workers for the Eigen peer"),
             )),
             PoolKind::Rayon => Inner::Rayon(
@@ -127,6 +148,8 @@ impl AnyPool {
                 Workload::Fib { n, cutoff } => fib::rayon_fib(*n, *cutoff),
                 Workload::TreeSum { tree, depth } => tree::rayon_tree(tree, 0, *depth),
                 Workload::Burst { seed, jobs, iters } => burst::rayon_burst(*seed, *jobs, *iters),
+                Workload::Fold { items, chunk } => fold::rayon_fold(0, *items, *chunk),
+                Workload::Tick { seed, shape } => tick::rayon_tick(*seed, shape),
             }),
         }
     }
@@ -185,5 +208,9 @@ fn run_on_ours<S: SleepProtocol + 'static>(pool: &Pool<S>, work: &Workload) -> u
         Workload::Burst { seed, jobs, iters } => {
             pool.install(move |ctx| burst_tree(ctx, seed, jobs, iters))
         }
+        Workload::Fold { items, chunk } => {
+            pool.install(move |ctx| fold_range(ctx, 0, items, chunk))
+        }
+        Workload::Tick { seed, shape } => pool.install(move |ctx| tick(ctx, seed, &shape)),
     }
 }

@@ -147,7 +147,15 @@ impl AtomicCounters {
     /// `two_posters_two_sleepers`.
     #[inline]
     pub(crate) fn sub_inactive(&self) -> Counters {
-        Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel))
+        let old = Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
+        // The worker ending its search is awake, so it is inactive but not
+        // sleeping: a sleeper let go before its waker uncounted it breaks
+        // this (the CLAIMED state exists to prevent it).
+        debug_assert!(
+            old.inactive() > old.sleeping(),
+            "sub_inactive: {old:?} has no awake inactive worker"
+        );
+        old
     }
 
     /// Take one worker off the sleeping count: by the waker that claimed it,

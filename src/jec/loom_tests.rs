@@ -4,7 +4,7 @@
 //! against posters, latch setters and shutdown. Every actor is a spawned
 //! thread and the model's main thread only joins: loom did not explore
 //! running a spawned worker ahead of work done on the main thread right
-//! after the spawn, and the planted bugs went unseen until this change. A lost wake shows up as
+//! after the spawn, and the planted bugs went unseen. A lost wake shows up as
 //! a worker asleep for ever on its sleep word, which loom reports as its
 //! branch limit ("Model exceeded maximum number of branches") or as
 //! "deadlock"; a counter underflow as the debug assertions in
@@ -167,7 +167,9 @@ fn shutdown_wakes_everyone() {
 
 /// A timed sleep racing a poster's wake: whichever wins the CAS on the
 /// sleep word uncounts the sleeper, exactly once (under loom every timed
-/// sleep times out at once). The counts end at zero and never underflow.
+/// sleep times out at once, whatever its deadline). The counts end at zero
+/// and never underflow. The deadline is far off, so that no round starts
+/// after it (such a round would return at once, without sleeping).
 #[test]
 fn timed_sleep_keeps_the_count_exact() {
     check(2, || {
@@ -180,8 +182,8 @@ fn timed_sleep_keeps_the_count_exact() {
                 if take(&injector) {
                     break;
                 }
-                let deadline = std::time::Instant::now();
-                let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+                let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+                let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, far);
                 if outcome == crate::WaitOutcome::TimedOut {
                     break;
                 }

@@ -1,6 +1,6 @@
 //! [`JecSleep`]: Rayon's jobs-event-counter sleep protocol as a reusable
 //! adapter. The protocol, its orderings and its proof sketch are in
-//! docs/jec-sleep.md; this file follows it step by step.
+//! [docs/jec-sleep.md](crate::docs::jec_sleep); this file follows it step by step.
 
 mod counters;
 mod idle;
@@ -8,12 +8,12 @@ mod worker;
 
 use crossbeam_utils::CachePadded;
 
-use crate::budget::{Budgets, Kind};
-use crate::error::CapacityError;
+use crate::budget::Kind;
+use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step};
+use crate::search::{Search, Step, WorkerIdle};
 use crate::searchers::SearcherSlots;
 use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
@@ -51,7 +51,7 @@ pub use idle::JecIdle;
 /// target (32-bit JEC, 65,535 workers); a sleeper parks on its own futex word
 /// with no mutex (the handshake with wakers is model-checked under loom); the
 /// idle rounds are an [`IdlePolicy`], by default a search budget in time
-/// that each worker learns. docs/jec-sleep.md lists the rest.
+/// that each worker learns. [docs/jec-sleep.md](crate::docs::jec_sleep) lists the rest.
 ///
 /// # Examples
 ///
@@ -93,10 +93,11 @@ pub struct JecSleep {
 }
 
 /// One worker's part of the protocol, on its own cache line: its sleep
-/// word, which wakers claim, and its learned budgets, which only it uses.
+/// word, which wakers claim, and what its idle periods learned and cost,
+/// which only it writes.
 struct Worker {
     sleep: WorkerSleep,
-    budgets: Budgets,
+    idle: WorkerIdle,
 }
 
 impl JecSleep {
@@ -197,7 +198,7 @@ impl JecSleep {
                 .map(|_| {
                     CachePadded::new(Worker {
                         sleep: WorkerSleep::new(),
-                        budgets: Budgets::new(&policy),
+                        idle: WorkerIdle::new(&policy),
                     })
                 })
                 .collect(),
@@ -257,7 +258,9 @@ impl JecSleep {
     pub fn stats(&self) -> crate::SleepStats {
         self.workers
             .iter()
-            .fold(crate::SleepStats::default(), |s, w| s.add(w.sleep.counts()))
+            .fold(crate::SleepStats::default(), |s, w| {
+                s.add(w.sleep.counts()).add_idle(&w.idle.counters)
+            })
     }
 
     /// Number of workers asleep right now (registered and not yet claimed
@@ -281,8 +284,8 @@ impl JecSleep {
         match self.workers.get(index) {
             Some(worker) => worker,
             None => panic!(
-                "{operation}: worker index {index} is out of range for a JecSleep of {} workers",
-                self.workers.len()
+                "{operation}: worker index {index} is out of range for a JecSleep of {}",
+                Count(self.workers.len(), "worker")
             ),
         }
     }
@@ -313,10 +316,10 @@ impl JecSleep {
         self.worker("start_looking", worker);
         if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
             panic!(
-                "start_looking: worker {worker} would be looking for work while all {} \
-                 workers already are ({counters:?}); a search was started and never ended \
-                 (was its JecIdle leaked?)",
-                self.workers.len()
+                "start_looking: worker {worker} would be looking for work while {} \
+                 ({counters:?}); a search was started and never ended (was its JecIdle \
+                 leaked?)",
+                all_looking(self.workers.len())
             );
         }
         JecIdle {
@@ -351,7 +354,7 @@ impl JecSleep {
     /// Ending a search wakes up to two sleepers to help, as rayon-core does
     /// whenever any worker leaves its idle loop; with a searcher cap, it
     /// wakes one, and only if this worker was the last awake idle one (the
-    /// hand-off; see docs/jec-sleep.md, "work_found"). Dropping the state
+    /// hand-off; see [docs/jec-sleep.md](crate::docs::jec_sleep), "work_found"). Dropping the state
     /// ends the search the same way, without learning.
     ///
     /// # Panics
@@ -375,7 +378,7 @@ impl JecSleep {
             idle.worker
         );
         idle.search
-            .found(&self.policy, &self.workers[idle.worker].budgets);
+            .found(&self.policy, &self.workers[idle.worker].idle);
         // Dropping the state ends the search: `end_search`.
     }
 
@@ -419,7 +422,16 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `idle` came from a different `JecSleep`.
+    /// - if `idle` came from a different `JecSleep`;
+    /// - if, as the worker tries to sleep, another thread is asleep or
+    ///   registering with the same worker index (two threads use one
+    ///   index). That thread's sleep and the counters are left as they were,
+    ///   `latch` is back to unset, and the state ends its search as the
+    ///   caller unwinds;
+    /// - if, as the worker tries to sleep, another worker is asleep or about
+    ///   to sleep on `latch` (two workers share one latch; see
+    ///   [`CoreLatch`], "Panics"). Nothing is written: that worker is still
+    ///   woken when the latch is set.
     ///
     /// # Examples
     ///
@@ -444,17 +456,26 @@ impl JecSleep {
         let _ = self.round("no_work_found", idle, latch, has_injected_jobs, None);
     }
 
-    /// [`no_work_found`](JecSleep::no_work_found), but a sleep it starts
-    /// ends at `deadline` at the latest. Returns
-    /// [`WaitOutcome::TimedOut`] only when the worker slept and the deadline
-    /// ended the sleep; the worker is then back to searching and no longer
-    /// counted as sleeping. Whether the timeout or a waker wins, the
-    /// sleeping count stays exact: both race on one CAS of the worker's
-    /// sleep word, and only the winner uncounts it.
+    /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
+    ///
+    /// - A round that starts before `deadline` is a round of
+    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
+    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
+    ///   ended that sleep: the worker is then back to searching and no
+    ///   longer counted as sleeping. Whether the timeout or a waker wins,
+    ///   the sleeping count stays exact: both race on one CAS of the
+    ///   worker's sleep word, and only the winner uncounts it.
+    /// - A round that starts after the deadline (`Instant::now() >=
+    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
+    ///   searching or sleeping, and the worker stays counted idle (inactive,
+    ///   not sleeping). Its idle period stays where it was: a sleepy worker
+    ///   tries to sleep at its next round, and the JEC it remembered still
+    ///   catches any post made since.
+    /// - Every other round returns [`WaitOutcome::Notified`].
     ///
     /// # Panics
     ///
-    /// If `idle` came from a different `JecSleep`.
+    /// As [`no_work_found`](JecSleep::no_work_found).
     ///
     /// # Examples
     ///
@@ -471,6 +492,10 @@ impl JecSleep {
     ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// }
     /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// // Past the deadline, a round returns at once: no search, no sleep.
+    /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    /// assert_eq!(outcome, WaitOutcome::TimedOut);
+    /// assert_eq!(sleep.counters().inactive(), 1); // still idle
     /// sleep.work_found(idle);
     /// ```
     pub fn no_work_found_until(
@@ -504,10 +529,17 @@ impl JecSleep {
             "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
             idle.worker
         );
-        let budgets = &self.workers[idle.worker].budgets;
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            // Past the deadline: no search, no sleep. The state stays as it
+            // is, so a later round goes on from where this one would have
+            // (a sleepy worker's next round tries to sleep, and its
+            // remembered JEC still catches any post since).
+            return WaitOutcome::TimedOut;
+        }
+        let worker_idle = &self.workers[idle.worker].idle;
         let step = idle
             .search
-            .next_step(latch, &self.policy, budgets, |kind, slot| {
+            .next_step(latch, &self.policy, worker_idle, |kind, slot| {
                 self.may_search(kind, slot)
             });
         match step {
@@ -518,7 +550,7 @@ impl JecSleep {
                 idle.sleepy_jec = Some(self.announce_sleepy());
                 sync::yield_now();
             }
-            Step::Sleep => return self.sleep(idle, latch, has_injected_jobs, deadline),
+            Step::Sleep => return self.sleep(operation, idle, latch, has_injected_jobs, deadline),
         }
         WaitOutcome::Notified
     }
@@ -530,21 +562,33 @@ impl JecSleep {
     }
 
     /// Try to sleep. Every early return puts the worker back to searching.
+    /// `operation` is the public call, for the messages.
     #[cold]
     fn sleep(
         &self,
+        operation: &str,
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
         let worker = &self.workers[idle.worker].sleep;
-        // 1. UNSET -> SLEEPY; fails only if the latch is set.
-        if !latch.get_sleepy() {
+        // 1. UNSET -> SLEEPY; fails only if the latch is set, and panics,
+        //    writing nothing, if another worker holds it.
+        if !latch.get_sleepy_as(idle.worker, operation) {
             return WaitOutcome::Notified;
         }
         // 2. Visible to wakers before we can be counted (worker.rs).
-        worker.begin_registering();
+        if let Err(state) = worker.begin_registering() {
+            // Another thread is in a sleep attempt as this worker. Its word
+            // and its count are untouched; our latch goes back to UNSET.
+            latch.stay_awake();
+            panic!(
+                "{operation}: worker {} is already asleep or registering on another \
+                 thread (its sleep word says {state}): two threads use one worker index",
+                idle.worker
+            );
+        }
         // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
         if !latch.fall_asleep() {
             worker.abandon();
@@ -596,13 +640,14 @@ impl JecSleep {
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
         idle.search.sleeping();
+        let counters = &self.workers[idle.worker].idle.counters;
         let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
-            idle.search.search_again();
+            idle.search.timed_out(counters);
             WaitOutcome::TimedOut
         } else {
-            idle.search.woken();
+            idle.search.woken(counters);
             WaitOutcome::Notified
         };
         idle.sleepy_jec = None;

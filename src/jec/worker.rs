@@ -64,11 +64,21 @@ impl WorkerSleep {
         }
     }
 
-    /// Sleeper: about to register. Relaxed is enough: the counters CAS that
-    /// follows (AcqRel) publishes it to any waker that sees the count.
+    /// Sleeper: about to register, AWAKE → REGISTERING. A CAS, not a
+    /// store: the word is AWAKE whenever its worker is not in a sleep
+    /// attempt, so finding anything else means another thread is in one
+    /// with the same worker index. Then the word is left as it was (that
+    /// thread's sleep and its count stay intact) and its state is the
+    /// error, for the caller's panic. Relaxed on both sides: the counters
+    /// CAS that follows (AcqRel) publishes REGISTERING to any waker that
+    /// sees the count, and a failure writes nothing.
     #[inline]
-    pub(crate) fn begin_registering(&self) {
-        self.futex.word().store(REGISTERING, Ordering::Relaxed);
+    pub(crate) fn begin_registering(&self) -> Result<(), &'static str> {
+        self.futex
+            .word()
+            .compare_exchange(AWAKE, REGISTERING, Ordering::Relaxed, Ordering::Relaxed)
+            .map(drop)
+            .map_err(state_name)
     }
 
     /// Sleeper: abandon a registration it was not counted for. Defensive
@@ -197,16 +207,21 @@ impl WorkerSleep {
     }
 }
 
+/// The name of a sleep word's value, for messages.
+fn state_name(word: u32) -> &'static str {
+    match word {
+        AWAKE => "awake",
+        REGISTERING => "registering",
+        WAKE_REQUESTED => "wake requested",
+        SLEEPING => "sleeping",
+        CLAIMED => "claimed",
+        _ => "invalid",
+    }
+}
+
 impl std::fmt::Debug for WorkerSleep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match self.futex.word().load(Ordering::Relaxed) {
-            AWAKE => "awake",
-            REGISTERING => "registering",
-            WAKE_REQUESTED => "wake requested",
-            SLEEPING => "sleeping",
-            CLAIMED => "claimed",
-            _ => "invalid",
-        };
+        let state = state_name(self.futex.word().load(Ordering::Relaxed));
         f.debug_tuple("WorkerSleep").field(&state).finish()
     }
 }

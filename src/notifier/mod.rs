@@ -1,8 +1,9 @@
-//! [`Notifier`]: a two-phase event count with a lock-free stack of committed
-//! waiters, each parked on its own futex word.
+//! [`Notifier`]: a two-phase event count with a lock-free stack of prepared
+//! waiters (every waiter from its `prepare_wait` on), each parked on its own
+//! futex word.
 //!
 //! The protocol, its orderings and the proof that no wakeup is lost are in
-//! docs/notifier.md; this file follows it step by step.
+//! [docs/notifier.md](crate::docs::notifier); this file follows it step by step.
 
 mod slot;
 mod state;
@@ -51,7 +52,7 @@ pub use token::PreparedWait;
 ///   exception: a waiter that cancels while another waiter sits above it in
 ///   the stack leaves its slot there, marked cancelled, until its own next
 ///   prepare revives it or a notify clears it; that notify pays one pop per
-///   such slot and then the fast path is back. docs/notifier.md, "the cost
+///   such slot and then the fast path is back. [docs/notifier.md](crate::docs::notifier), "the cost
 ///   of this design".)
 /// - a notify that reaches a prepared-but-not-committed waiter costs two
 ///   compare-and-swaps (pop, deliver) and no syscall;
@@ -95,7 +96,7 @@ pub use token::PreparedWait;
 /// assert_eq!(consumer.join().unwrap(), 1);
 /// ```
 pub struct Notifier {
-    /// The packed state word; layout in `state.rs` and docs/notifier.md:
+    /// The packed state word; layout in `state.rs` and [docs/notifier.md](crate::docs::notifier):
     ///
     /// | bits   | field                                    |
     /// |--------|------------------------------------------|
@@ -167,7 +168,7 @@ impl Notifier {
     }
 
     /// The most waiter slots any notifier can have: 65,535, set by the
-    /// 16-bit stack index of the packed state word (see docs/notifier.md).
+    /// 16-bit stack index of the packed state word (see [docs/notifier.md](crate::docs::notifier)).
     ///
     /// # Examples
     ///
@@ -261,7 +262,31 @@ impl Notifier {
                 "prepare_wait: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        if slot.claim(wid) == Claim::Push {
+        let claim = slot.claim(wid);
+        self.announce(wid, slot, claim)
+    }
+
+    /// [`prepare_wait`](Notifier::prepare_wait) for a protocol built on the
+    /// notifier, whose message names its own call: if slot `wid` already
+    /// has a wait in progress, its state's name is the error and nothing
+    /// is written. Otherwise `before_push` runs once the slot is claimed,
+    /// before the push and the WaitFence (`NotifierSleep` leaves its count
+    /// of awake idle workers there), and the wait is prepared.
+    pub(crate) fn try_prepare_wait(
+        &self,
+        wid: usize,
+        before_push: impl FnOnce(),
+    ) -> Result<PreparedWait<'_>, &'static str> {
+        let slot = &self.slots[wid];
+        let claim = slot.try_claim().map_err(slot::state_name)?;
+        before_push();
+        Ok(self.announce(wid, slot, claim))
+    }
+
+    /// The rest of a prepare once slot `wid` is claimed: on the stack (if
+    /// it is not still there), then the WaitFence.
+    fn announce(&self, wid: usize, slot: &Slot, claim: Claim) -> PreparedWait<'_> {
+        if claim == Claim::Push {
             self.push(wid, slot);
         }
         // WaitFence, the waiter half of the handshake: pairs with the
@@ -306,7 +331,7 @@ impl Notifier {
     /// A cancel never swallows a notification another waiter needs: if a
     /// notify had already delivered one to this waiter, it is passed on to
     /// the next waiter on the stack (the cancelling waiter may have re-checked
-    /// before that notify and be leaving for other work; docs/notifier.md,
+    /// before that notify and be leaving for other work; [docs/notifier.md](crate::docs::notifier),
     /// "cancel_wait(token)").
     ///
     /// # Panics
@@ -426,7 +451,18 @@ impl Notifier {
     /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
     /// ```
     pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
-        let wid = wait.disarm_for(self, "commit_wait_until");
+        self.commit_with_deadline("commit_wait_until", wait, deadline)
+    }
+
+    /// A commit that ends at `deadline`; `operation` is the public call,
+    /// for the messages.
+    fn commit_with_deadline(
+        &self,
+        operation: &str,
+        wait: PreparedWait<'_>,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        let wid = wait.disarm_for(self, operation);
         let ended = self.slots[wid].park(Some(deadline));
         self.finish_wait(wid, ended)
     }
@@ -452,10 +488,11 @@ impl Notifier {
     /// ```
     pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
         match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.commit_wait_until(wait, deadline),
+            Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
             None => {
-                self.commit_wait(wait);
-                WaitOutcome::Notified
+                let wid = wait.disarm_for(self, "commit_wait_timeout");
+                let ended = self.slots[wid].park(None);
+                self.finish_wait(wid, ended)
             }
         }
     }
@@ -723,18 +760,23 @@ impl std::fmt::Debug for Notifier {
 impl Drop for Notifier {
     fn drop(&mut self) {
         // Tokens and commits borrow the notifier, so nobody can be waiting;
-        // only cancelled slots may still sit on the stack. A debug check:
-        // release builds skip the walk.
-        if !cfg!(debug_assertions) {
+        // only cancelled slots may still sit on the stack, unless a token
+        // was leaked with `mem::forget`. A debug check: release builds skip
+        // the walk. And never while the thread unwinds, where a second panic
+        // would abort the process and hide the first.
+        if !cfg!(debug_assertions) || std::thread::panicking() {
             return;
         }
         let (stacked, _) = self.walk_stack();
         for wid in stacked {
-            debug_assert_eq!(
-                self.slots[wid].state(),
-                CANCELLED,
-                "Notifier dropped with slot {wid} still waiting"
-            );
+            let state = self.slots[wid].state();
+            if state != CANCELLED {
+                panic!(
+                    "Notifier dropped while slot {wid} is still {}: was a PreparedWait \
+                     leaked? (A NotifierIdle leaked after its announcement holds one.)",
+                    slot::state_name(state)
+                );
+            }
         }
     }
 }
@@ -743,8 +785,8 @@ impl Notifier {
     /// The slots on the waiter stack, top first, read with Relaxed loads
     /// (for a drop or a test, when no other thread touches the notifier),
     /// and the link the walk ended on: the empty stack word, unless the
-    /// stack was corrupt (cyclic, so the walk stopped after `capacity()`
-    /// slots).
+    /// stack was corrupt (cyclic, so the walk stopped after `capacity() + 1`
+    /// slots, one more than a sound stack can hold).
     fn walk_stack(&self) -> (Vec<usize>, u64) {
         let mut stacked = Vec::new();
         let mut link = self.state.load(Ordering::Relaxed);

@@ -151,6 +151,16 @@ impl Slot {
     /// was.
     #[track_caller]
     pub(crate) fn claim(&self, wid: usize) -> Claim {
+        match self.try_claim() {
+            Ok(claim) => claim,
+            Err(found) => slot_in_use(wid, found),
+        }
+    }
+
+    /// [`claim`](Slot::claim), with the state found as the error when the
+    /// slot already has a wait in progress; the word is then left as it
+    /// was.
+    pub(crate) fn try_claim(&self) -> Result<Claim, u32> {
         let word = self.futex.word();
         // Acquire: pairs with the Release that ended the slot's previous
         // wait (carrying its epoch) or with the notifier's CAS that popped
@@ -160,12 +170,12 @@ impl Slot {
             let claim = match current {
                 IDLE => Claim::Push,
                 CANCELLED => Claim::Revived,
-                other => slot_in_use(wid, other),
+                other => return Err(other),
             };
             // A failed CAS means a notifier popped the cancelled slot and
             // skipped it (CANCELLED → IDLE) meanwhile: claim what it became.
             match word.compare_exchange(current, PREPARED, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return claim,
+                Ok(_) => return Ok(claim),
                 Err(now) => current = now,
             }
         }

@@ -12,7 +12,7 @@
 //! The whole word is the *stack word*: the value a pushing slot saves as its
 //! `next` link and a pop restores. The epoch sits in the high bits so that
 //! bumping it wraps off the top of the `u64` and never carries into `top`.
-//! See docs/notifier.md for the widths.
+//! See [docs/notifier.md](crate::docs::notifier) for the widths.
 
 use static_assertions::const_assert;
 

@@ -12,6 +12,11 @@ use super::Notifier;
 /// would stay on the waiter stack and take a notification meant for a real
 /// waiter).
 ///
+/// Leaking a token with `mem::forget` leaves its slot prepared on the
+/// waiter stack for good. A debug build reports it when the notifier is
+/// dropped, with a panic naming the slot and its state, except while the
+/// thread is already unwinding: a panic there would abort the process.
+///
 /// # Examples
 ///
 /// ```

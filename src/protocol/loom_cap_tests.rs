@@ -87,8 +87,10 @@ fn last_searcher_hands_off<S: AtRest + 'static>() {
 }
 
 /// A searcher whose first sleep times out (every timed sleep does, at
-/// once, under loom) goes on searching and sleeps untimed after that; a
-/// poster's job still reaches it, and the counts end at rest.
+/// once, under loom, whatever its deadline) goes on searching and sleeps
+/// untimed after that; a poster's job still reaches it, and the counts end
+/// at rest. The deadline is far off, so that no round starts after it (such
+/// a round would return at once, without the sleep this model is about).
 fn searcher_that_times_out<S: AtRest + 'static>() {
     check(2, || {
         let sleep = Arc::new(capped::<S>(1, 1));
@@ -102,12 +104,8 @@ fn searcher_that_times_out<S: AtRest + 'static>() {
                 if timed_out {
                     sleep.no_work_found(&mut idle, &latch, has_work);
                 } else {
-                    let outcome = sleep.no_work_found_until(
-                        &mut idle,
-                        &latch,
-                        has_work,
-                        std::time::Instant::now(),
-                    );
+                    let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+                    let outcome = sleep.no_work_found_until(&mut idle, &latch, has_work, far);
                     timed_out = outcome == crate::WaitOutcome::TimedOut;
                 }
             }

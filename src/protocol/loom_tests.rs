@@ -10,6 +10,7 @@
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
 
+use super::loom_cap_tests::AtRest;
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
 use crate::loom_support::{
@@ -136,6 +137,50 @@ fn notifier_sleep_internal_job_reaches_a_sleeper() {
         });
         join_all([owner, thief]);
     });
+}
+
+/// A round that starts after its deadline returns at once, whatever phase
+/// the worker is in: here the third round, which finds a `JecSleep`
+/// worker sleepy and a `NotifierSleep` worker announced (one yield round
+/// first). The announced worker withdraws and counts itself awake and idle
+/// again, racing a post that may have relied on it or notified it; the job
+/// must still reach the worker through its later (untimed) rounds, and the
+/// counts end at rest.
+fn round_past_its_deadline_keeps_the_job<S: AtRest + 'static>() {
+    check(2, || {
+        let sleep = Arc::new(one_worker::<S>(IdlePolicy::rayon().yield_rounds(1)));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let worker = spawn_with!(sleep, injector => {
+            let latch = CoreLatch::idle_loop();
+            let has_work = || injector.load(Ordering::Acquire) > 0;
+            let mut idle = sleep.start_looking(0);
+            let mut round = 0;
+            while !take(&injector) {
+                if round == 2 {
+                    let past = std::time::Instant::now();
+                    let outcome = sleep.no_work_found_until(&mut idle, &latch, has_work, past);
+                    assert_eq!(outcome, crate::WaitOutcome::TimedOut);
+                } else {
+                    sleep.no_work_found(&mut idle, &latch, has_work);
+                }
+                round += 1;
+            }
+            sleep.work_found(idle);
+        });
+        let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
+        join_all([poster, worker]);
+        sleep.assert_at_rest();
+    });
+}
+
+#[test]
+fn jec_sleep_round_past_its_deadline_keeps_the_job() {
+    round_past_its_deadline_keeps_the_job::<JecSleep>();
+}
+
+#[test]
+fn notifier_sleep_round_past_its_deadline_keeps_the_job() {
+    round_past_its_deadline_keeps_the_job::<NotifierSleep>();
 }
 
 #[test]

@@ -130,6 +130,16 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// work announced with `new_injected_jobs`). `latch` is what the worker
     /// waits on; its kind ([`CoreLatch::is_idle_loop`]) is read at the first
     /// round.
+    ///
+    /// # Panics
+    ///
+    /// Both protocols in this crate panic, naming this call and the
+    /// workers, when the worker's sleep attempt finds that another thread
+    /// is asleep or about to sleep with the same worker index (two threads
+    /// use one index), or that another worker is on `latch` (two workers
+    /// share one latch; see [`CoreLatch`], "Panics"). That thread's sleep is
+    /// left intact, and so are the protocol's counts and `latch`; the idle
+    /// state ends its search as the caller unwinds.
     fn no_work_found(
         &self,
         idle: &mut Self::Idle<'_>,
@@ -137,11 +147,29 @@ pub trait SleepProtocol: Send + Sync + Sized {
         has_work: impl FnOnce() -> bool,
     );
 
-    /// [`no_work_found`](SleepProtocol::no_work_found), but a sleep it
-    /// starts ends at `deadline` at the latest. [`WaitOutcome::TimedOut`]
-    /// means the worker slept and the deadline ended the sleep; it is then
-    /// back to searching, and no wake meant for it or for anyone else was
-    /// lost.
+    /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline.
+    ///
+    /// - A round that starts before `deadline` is a round of
+    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
+    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
+    ///   ended that sleep: the worker is then back to searching.
+    /// - A round that starts after the deadline (`Instant::now() >=
+    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
+    ///   searching or sleeping, and the worker stays counted idle. Its idle
+    ///   period stays where it was: a sleepy `JecSleep` worker tries to sleep
+    ///   at its next round. A `NotifierSleep` worker that announced itself
+    ///   in the round before withdraws, as it does when its final check
+    ///   finds work (a notification it was handed goes on to the next
+    ///   waiter), and announces itself again at its next round.
+    /// - Every other round returns [`WaitOutcome::Notified`].
+    ///
+    /// Either way no wake meant for this worker or for anyone else is lost:
+    /// after `TimedOut`, as after any round, the caller searches again or
+    /// ends the search.
+    ///
+    /// # Panics
+    ///
+    /// As [`no_work_found`](SleepProtocol::no_work_found).
     fn no_work_found_until(
         &self,
         idle: &mut Self::Idle<'_>,
@@ -179,8 +207,9 @@ pub trait SleepProtocol: Send + Sync + Sized {
         let capacity = self.capacity();
         assert!(
             owner < capacity,
-            "set_latch: worker index {owner} is out of range for a {} of {capacity} workers",
-            self.name()
+            "set_latch: worker index {owner} is out of range for a {} of {}",
+            crate::error::short_type_name::<Self>(),
+            crate::error::Count(capacity, "worker")
         );
         if latch.set() {
             self.notify_worker_latch_is_set(owner);

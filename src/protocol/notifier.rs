@@ -6,13 +6,13 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::SleepProtocol;
-use crate::budget::{Budgets, Kind};
-use crate::error::CapacityError;
+use crate::budget::Kind;
+use crate::error::{all_looking, CapacityError, Count};
 use crate::latch::CoreLatch;
 use crate::notifier::{Notifier, PreparedWait};
 use crate::outcome::WaitOutcome;
 use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step};
+use crate::search::{Search, Step, WorkerIdle};
 use crate::searchers::SearcherSlots;
 use crate::stats::SleepStats;
 use crate::sync::{AtomicU32, Ordering};
@@ -32,7 +32,7 @@ use crate::sync::{AtomicU32, Ordering};
 /// it), and costs one fence plus one load when nobody sleeps. The last
 /// awake idle worker to find work wakes one sleeper to search in its place
 /// (the hand-off), and the searcher cap sends workers over it straight to
-/// sleep. docs/notifier.md,
+/// sleep. [docs/notifier.md](crate::docs::notifier),
 /// "NotifierSleep", has the word's layout, its orderings and why no wake
 /// is lost.
 ///
@@ -57,8 +57,9 @@ pub struct NotifierSleep {
     /// |-------|--------------|-------------------------------------------|
     /// | 0..32 | `awake_idle` | idle workers that are not asleep (≤ capacity) |
     awake_idle: CachePadded<AtomicU32>,
-    /// Each worker's learned search budgets (only that worker uses them).
-    budgets: Box<[CachePadded<Budgets>]>,
+    /// What each worker's idle periods learned and cost (only that worker
+    /// writes it).
+    workers_idle: Box<[CachePadded<WorkerIdle>]>,
     slots: SearcherSlots,
     policy: IdlePolicy,
 }
@@ -195,11 +196,20 @@ impl NotifierSleep {
     /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        if workers > NotifierSleep::MAX_CAPACITY {
+            // The error names the type the caller built, not the one inside.
+            return Err(CapacityError::new(
+                "NotifierSleep",
+                "workers",
+                workers,
+                NotifierSleep::MAX_CAPACITY,
+            ));
+        }
         Ok(NotifierSleep {
-            notifier: Notifier::try_new(workers)?,
+            notifier: Notifier::new(workers),
             awake_idle: CachePadded::new(AtomicU32::new(0)),
-            budgets: (0..workers)
-                .map(|_| CachePadded::new(Budgets::new(&policy)))
+            workers_idle: (0..workers)
+                .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
                 .collect(),
             slots: SearcherSlots::new(&policy, workers),
             policy,
@@ -255,6 +265,27 @@ impl NotifierSleep {
         self.notifier.num_sleeping()
     }
 
+    /// Workers awake and idle right now: between `start_looking` (or a
+    /// wake) and the end of their search (or their announcement, the round
+    /// before they try to sleep). At most [`capacity`](NotifierSleep::capacity).
+    /// A snapshot, for tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{NotifierSleep, SleepProtocol};
+    ///
+    /// let sleep = NotifierSleep::new(2);
+    /// let idle = sleep.start_looking(1);
+    /// assert_eq!(sleep.awake_idle(), 1);
+    /// sleep.work_found(idle);
+    /// assert_eq!(sleep.awake_idle(), 0);
+    /// ```
+    #[must_use]
+    pub fn awake_idle(&self) -> usize {
+        self.awake_idle.load(Ordering::Relaxed) as usize
+    }
+
     /// How many times workers slept and wakers made a wake syscall.
     ///
     /// # Examples
@@ -265,43 +296,35 @@ impl NotifierSleep {
     /// ```
     #[must_use]
     pub fn stats(&self) -> SleepStats {
-        self.notifier.stats()
+        self.workers_idle
+            .iter()
+            .fold(self.notifier.stats(), |s, w| s.add_idle(&w.counters))
     }
 }
 
-/// Ends a sleep attempt, however it ends (a commit, a cancel, or the
-/// caller's check unwinding): the latch back from SLEEPING to UNSET (if it
-/// got that far), and the worker counted awake and idle again.
+/// Ends a sleep attempt, however it ends (a commit, a cancel, or a panic
+/// in the caller's check or at a misuse): the latch back from SLEEPING to
+/// UNSET if this attempt stepped it there, and the worker counted awake and
+/// idle again.
 struct AwakeAgain<'a> {
     awake_idle: &'a AtomicU32,
-    latch: &'a CoreLatch,
+    /// Set once this attempt put the latch to SLEEPING: a latch it never
+    /// stepped may be another worker's (a misuse), and must be left alone.
+    latch: Option<&'a CoreLatch>,
 }
 
 impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
-        self.latch.wake_up();
-        CountBack(self.awake_idle);
-    }
-}
-
-/// Counts the worker back among the awake idle ones when dropped.
-struct CountBack<'a>(&'a AtomicU32);
-
-impl Drop for CountBack<'_> {
-    fn drop(&mut self) {
+        if let Some(latch) = self.latch {
+            latch.wake_up();
+        }
         // Relaxed: a poster that misses this increment wakes one more
         // sleeper than needed, never one fewer.
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.awake_idle.fetch_add(1, Ordering::Relaxed);
     }
 }
 
 impl NotifierSleep {
-    /// The awake idle count (for the loom models' checks at rest).
-    #[cfg(all(test, loom))]
-    pub(crate) fn awake_idle(&self) -> u32 {
-        self.awake_idle.load(Ordering::Relaxed)
-    }
-
     /// Searcher slots taken right now (for the loom models' checks).
     #[cfg(all(test, loom))]
     pub(crate) fn searcher_slots_taken(&self) -> u32 {
@@ -322,13 +345,16 @@ impl NotifierSleep {
             "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return self.past_deadline(idle);
+        }
         if let Some(wait) = idle.prepared.take() {
-            return self.sleep(idle, wait, latch, has_work, deadline);
+            return self.sleep(operation, idle, wait, latch, has_work, deadline);
         }
         let step = idle.search.next_step(
             latch,
             &self.policy,
-            &self.budgets[idle.worker],
+            &self.workers_idle[idle.worker],
             |kind, slot| self.may_search(kind, slot),
         );
         if let Step::Search(round) = step {
@@ -337,49 +363,82 @@ impl NotifierSleep {
         }
         // 1. The search is over: no longer a searcher.
         self.slots.release(&mut idle.search.slot);
-        // 2. Leave the awake idle count before the WaitFence in
-        //    prepare_wait: a poster that reads the count after its
-        //    NotifyFence and still sees us there is ordered before our
-        //    WaitFence, and the search our caller makes next sees its work
+        // 2. The announcement starts with a claim of the worker's waiter
+        //    slot: a slot in use means another thread waits as this worker,
+        //    and it is refused before anything is written.
+        // 3. Then leave the awake idle count, before the push and the
+        //    WaitFence: a poster that reads the count after its NotifyFence
+        //    and still sees us there is ordered before our WaitFence, and
+        //    the search our caller makes next sees its work
         //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
         //    it.
-        self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-        // 3. The announcement: on the waiter stack, then the WaitFence. If
-        //    it panics (the slot already in use), count us back.
-        let count_back = CountBack(&self.awake_idle);
         // (Through `idle.sleep`, which is `self`: the token lives as long
         // as the idle state.)
-        idle.prepared = Some(idle.sleep.notifier.prepare_wait(idle.worker));
-        std::mem::forget(count_back);
+        let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
+            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        });
+        match announced {
+            Ok(wait) => idle.prepared = Some(wait),
+            Err(state) => panic!(
+                "{operation}: worker {} is already asleep or registering on another \
+                 thread (its waiter slot is {state}): two threads use one worker index",
+                idle.worker
+            ),
+        }
         // 4. Back to the caller, who searches every queue once more: the
         //    re-check of the event count, and the one that sees work pushed
         //    to a queue `has_work` does not look at (a worker's own deque).
         WaitOutcome::Notified
     }
 
+    /// A round that starts after its deadline: no search and no sleep. A
+    /// worker that announced itself in the round before withdraws, as it
+    /// does when its final check finds work: its wait is cancelled (a
+    /// notification it was handed goes on to the next waiter), it counts
+    /// among the awake idle workers again, and its next round announces it
+    /// anew. Its caller searches before that round, or ends the search
+    /// (and hands off), as after any round, so a post that now relies on it
+    /// loses nothing.
+    fn past_deadline(&self, idle: &mut NotifierIdle<'_>) -> WaitOutcome {
+        if let Some(wait) = idle.prepared.take() {
+            self.notifier.cancel_wait(wait);
+            // Relaxed, as every increment of the count (see AwakeAgain).
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            idle.search.sleepy_again();
+        }
+        WaitOutcome::TimedOut
+    }
+
     /// The round after the announcement: the caller searched every queue
     /// since `wait` was prepared and found nothing. Steps 5–8 of
-    /// docs/notifier.md, "NotifierSleep".
+    /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
+    /// for the messages.
     fn sleep(
         &self,
+        operation: &str,
         idle: &mut NotifierIdle<'_>,
         wait: PreparedWait<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
-        // However this ends (a commit, a cancel, or the caller's check
-        // unwinding, when the token's drop cancels): the latch back to
-        // UNSET, and the worker counted awake and idle again.
-        let awake_again = AwakeAgain {
+        // However this ends (a commit, a cancel, or a panic, when the
+        // token's drop cancels): the worker counted awake and idle again,
+        // and the latch back to UNSET once this attempt stepped it.
+        let mut awake_again = AwakeAgain {
             awake_idle: &self.awake_idle,
-            latch,
+            latch: None,
         };
         // 5. UNSET -> SLEEPY -> SLEEPING, after the worker is on the waiter
         //    stack, so a setter that sees SLEEPING and notifies reaches it.
-        //    Either step fails only if the latch is set.
+        //    Either step fails only if the latch is set; the first panics,
+        //    writing nothing, if another worker holds the latch.
+        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
+        if asleep {
+            awake_again.latch = Some(latch);
+        }
         // 6. The final check, as the protocols' contract names it.
-        let outcome = if !latch.get_sleepy() || !latch.fall_asleep() || has_work() {
+        let outcome = if !asleep || has_work() {
             self.notifier.cancel_wait(wait);
             idle.search.search_again();
             WaitOutcome::Notified
@@ -393,9 +452,10 @@ impl NotifierSleep {
                     WaitOutcome::Notified
                 }
             };
+            let counters = &self.workers_idle[idle.worker].counters;
             match outcome {
-                WaitOutcome::Notified => idle.search.woken(),
-                WaitOutcome::TimedOut => idle.search.search_again(),
+                WaitOutcome::Notified => idle.search.woken(counters),
+                WaitOutcome::TimedOut => idle.search.timed_out(counters),
             }
             outcome
         };
@@ -480,7 +540,8 @@ impl SleepProtocol for NotifierSleep {
         let capacity = self.notifier.capacity();
         assert!(
             worker < capacity,
-            "start_looking: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
+            "start_looking: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
         );
         // Check before write: a count above the capacity is never
         // published, not even for a moment that another thread could act on.
@@ -492,9 +553,9 @@ impl SleepProtocol for NotifierSleep {
             });
         if counted.is_err() {
             panic!(
-                "start_looking: worker {worker} would be looking for work while all \
-                 {capacity} workers already are; a search was started and never ended \
-                 (was its NotifierIdle leaked?)"
+                "start_looking: worker {worker} would be looking for work while {}; a \
+                 search was started and never ended (was its NotifierIdle leaked?)",
+                all_looking(capacity)
             );
         }
         NotifierIdle {
@@ -531,7 +592,8 @@ impl SleepProtocol for NotifierSleep {
             "work_found: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
-        idle.search.found(&self.policy, &self.budgets[idle.worker]);
+        idle.search
+            .found(&self.policy, &self.workers_idle[idle.worker]);
         // Dropping the state ends the search: `end_search`.
     }
 
@@ -549,7 +611,8 @@ impl SleepProtocol for NotifierSleep {
         let capacity = self.notifier.capacity();
         assert!(
             worker < capacity,
-            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {capacity} workers"
+            "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
         );
         // The owner only: a targeted wake, no herd.
         self.notifier.notify_waiter(worker);

@@ -9,12 +9,14 @@
 mod test_support;
 
 mod notifier_at_rest;
+mod panics;
 mod polling;
 mod threads;
 
 #[allow(unused_imports)] // each test file uses only the helpers it needs
 pub use {
     notifier_at_rest::{assert_nobody_waits, assert_stack_empty},
+    panics::{panic_message, try_panic_message},
     polling::wait_until,
     test_support::{
         assert_counts, end_search, registered_round, registered_round_until, sleep_until,

@@ -2,9 +2,13 @@
 
 pub(crate) mod burst;
 pub(crate) mod fib;
+pub(crate) mod fold;
+pub(crate) mod tick;
 pub(crate) mod tree;
 
 use std::sync::Arc;
+
+pub use tick::TickShape;
 
 /// One run of a fork-join workload, with its inputs: what
 /// [`AnyPool::run`](crate::AnyPool::run) runs on any pool, and
@@ -36,6 +40,22 @@ pub enum Workload {
         /// Length of each job ([`calibrate_busy_work`](crate::calibrate_busy_work)).
         iters: u32,
     },
+    /// The fold of items `0..items`, joining down to `chunk` items
+    /// ([`fold_range`](crate::fold_range)): a workload that keeps every
+    /// worker busy to its end.
+    Fold {
+        /// How many items.
+        items: u64,
+        /// Below this many items the fold is sequential.
+        chunk: u64,
+    },
+    /// One tick of a control loop, as one job ([`tick`](crate::tick)).
+    Tick {
+        /// Seeds the tick's work.
+        seed: u64,
+        /// Its regions, leaves and serial work.
+        shape: TickShape,
+    },
 }
 
 impl Workload {
@@ -48,6 +68,8 @@ impl Workload {
             Workload::Burst { seed, jobs, iters } => (0..*jobs as u64)
                 .map(|job| burst::busy_work(seed + job, *iters))
                 .fold(0, u64::wrapping_add),
+            Workload::Fold { items, .. } => fold::fold_seq(0, *items),
+            Workload::Tick { seed, shape } => tick::tick_seq(*seed, shape),
         }
     }
 }

@@ -18,17 +18,23 @@ BENCHMARKS:
     B4  bursty queue: 2 producers, 4 consumers, bursts of 32 items, 50 us gaps
     B5  fork-join in the example pool (both protocols) vs rayon::join inside
         rayon's pool: fib(25) cutoff 10, tree sum of 2^18-1 nodes depth 10,
-        at 2 and 8 threads
+        and a saturating fold of 2^22 items, at 2 and 8 threads
     B6  after a burst: pool CPU in the next 300 ms, time until every worker
         sleeps (ours), wakes while idle
     B7  ticks: 200 ticks of 8 jobs x ~5 us, gaps of 20 us (main thread
         spins), 200 us and 2 ms (main thread sleeps); pool CPU per tick against
         the useful work, and latency from submit to all 8 done
+    B8  a control loop (rayon PR #1318's shape): ticks of 8 regions of
+        64 leaves x 10 us by nested join, 20 us of serial work between
+        regions, every 10 ms; and a lighter tick (8 x 8 x 5 us, every 1 ms).
+        Each region its own install from the main thread, or the whole tick
+        one install. Pool CPU in cores, over useful work, wasted per tick;
+        tick and region p50/p99
 
 Exit status: 0 on success, 1 if a workload computed a wrong result, 2 on a
 bad command line or an unwritable --json-file.";
 
-/// Short versions of the benchmarks B1-B7 of docs/benchmarks.md, run in one
+/// Short versions of the benchmarks B1-B8 of docs/benchmarks.md, run in one
 /// process. Within each round every implementation of a benchmark runs
 /// once, in a rotating order; the tables show the median over rounds of
 /// each value, and of each ratio taken within a round.
@@ -52,7 +58,7 @@ pub struct Options {
           value_parser = clap::value_parser!(u16).range(3..=50))]
     pub rounds: u16,
 
-    /// Comma-separated subset of B1,B2,B3,B4,B5,B6,B7 [default: all].
+    /// Comma-separated subset of B1,B2,B3,B4,B5,B6,B7,B8 [default: all].
     #[arg(long, value_name = "LIST", value_parser = parse_only)]
     only: Option<BTreeSet<u8>>,
 
@@ -60,27 +66,29 @@ pub struct Options {
     #[arg(long)]
     pub quick: bool,
 
-    /// Idle policy of our pools (B5-B7): S spin rounds, then Y yield
-    /// rounds, then sleep [default: 0,32, Rayon's].
+    /// Idle policy of our pools (B5-B8): S spin rounds, then Y yield
+    /// rounds, then sleep [default: eventcount's default, learned budgets
+    /// in time].
     #[arg(long, value_name = "S,Y", value_parser = parse_idle)]
     idle: Option<IdlePolicy>,
 
-    /// Also run B5-B7 on each protocol with the searcher cap (half the
-    /// pool) and on the Eigen-style peer.
+    /// Also run B5-B8 on every pool: each protocol without the searcher
+    /// cap, rayon's policy and rayon PR #1314's two on JecSleep, and the
+    /// Eigen-style peer.
     #[arg(long)]
-    pub cap_and_eigen: bool,
+    pub every_pool: bool,
 }
 
 impl Options {
     /// The benchmarks to run, by number.
     pub fn only(&self) -> BTreeSet<u8> {
-        self.only.clone().unwrap_or_else(|| (1..=7).collect())
+        self.only.clone().unwrap_or_else(|| (1..=8).collect())
     }
 
-    /// The pools B5-B7 compare, rayon last.
+    /// The pools B5-B8 compare, rayon last.
     pub fn pools(&self) -> &'static [PoolKind] {
-        if self.cap_and_eigen {
-            &PoolKind::WITH_CAP_AND_EIGEN
+        if self.every_pool {
+            &PoolKind::EVERY
         } else {
             &PoolKind::ALL
         }
@@ -114,12 +122,12 @@ fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
             .unwrap_or(part)
             .parse::<u8>()
             .ok()
-            .filter(|n| (1..=7).contains(n))
-            .ok_or_else(|| format!("unknown benchmark '{part}': expected B1 to B7"))?;
+            .filter(|n| (1..=8).contains(n))
+            .ok_or_else(|| format!("unknown benchmark '{part}': expected B1 to B8"))?;
         only.insert(number);
     }
     if only.is_empty() {
-        return Err("expected at least one of B1 to B7".to_string());
+        return Err("expected at least one of B1 to B8".to_string());
     }
     Ok(only)
 }
@@ -132,7 +140,7 @@ fn parse_idle(text: &str) -> Result<IdlePolicy, String> {
         .ok_or_else(|| {
             "expected two whole numbers, spin rounds and yield rounds, like 0,32".to_string()
         })?;
-    Ok(IdlePolicy::new().spin_rounds(spin).yield_rounds(yields))
+    Ok(IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields))
 }
 
 #[cfg(test)]
@@ -144,9 +152,9 @@ mod tests {
     }
 
     #[test]
-    fn defaults_run_everything_five_rounds_with_rayons_policy() {
+    fn defaults_run_everything_five_rounds_with_the_default_policy() {
         let options = parse(&[]).unwrap();
-        assert_eq!(options.only(), (1..=7).collect());
+        assert_eq!(options.only(), (1..=8).collect());
         assert_eq!(options.rounds(), 5);
         assert_eq!(options.idle_policy(), IdlePolicy::default());
         assert!(!options.json && !options.markdown && !options.quick);
@@ -163,7 +171,7 @@ mod tests {
         let options = parse(&["--idle", "4,8"]).unwrap();
         assert_eq!(
             options.idle_policy(),
-            IdlePolicy::new().spin_rounds(4).yield_rounds(8)
+            IdlePolicy::rayon().spin_rounds(4).yield_rounds(8)
         );
     }
 
@@ -172,8 +180,8 @@ mod tests {
         for (args, expected) in [
             (&["--rounds", "2"][..], "3..=50"),
             (&["--rounds", "many"][..], "invalid digit"),
-            (&["--only", "B8"][..], "expected B1 to B7"),
-            (&["--only", ","][..], "at least one of B1 to B7"),
+            (&["--only", "B9"][..], "expected B1 to B8"),
+            (&["--only", ","][..], "at least one of B1 to B8"),
             (&["--idle", "32"][..], "like 0,32"),
             (&["--json", "--markdown"][..], "cannot be used with"),
             (&["--json-file"][..], "a value is required"),

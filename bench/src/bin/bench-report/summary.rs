@@ -39,6 +39,13 @@ pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     seen
 }
 
+/// The calling thread's CPU time so far. Useful work is timed with it, not
+/// with wall time, which another process on the machine would stretch.
+pub fn thread_cpu() -> std::time::Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

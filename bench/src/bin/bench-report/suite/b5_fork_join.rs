@@ -1,5 +1,6 @@
 //! B5: fork-join in the example pool on both protocols against rayon::join
-//! in rayon's pool, at 1, 2 and 8 threads.
+//! in rayon's pool, at 1, 2 and 8 threads, and a saturating fold (every
+//! worker busy to the end) at 2 and 8.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -35,10 +36,23 @@ pub fn run(report: &mut Report, opts: &Options) {
             Workload::Fib { n: 30, cutoff: 15 },
             false,
         ),
+        (
+            "saturating fold 2^22 items, chunks of 64",
+            Workload::Fold {
+                items: 1 << 22,
+                chunk: 64,
+            },
+            true,
+        ),
     ];
     // 1 thread isolates the pools' per-join overhead (against sequential).
     for threads in [1usize, 2, 8] {
         for (label_of_work, work, is_target) in &workloads {
+            let is_fold = matches!(work, Workload::Fold { .. });
+            if is_fold && (threads == 1 || opts.quick) {
+                continue; // a long run: only where it saturates a pool
+            }
+            let runs = if is_fold { runs.min(5) } else { runs };
             let plural = if threads == 1 { "" } else { "s" };
             let case = format!("{label_of_work}, {threads} thread{plural}");
             for round in 0..opts.rounds() {

@@ -11,7 +11,7 @@ use eventcount_pool::{busy_work, calibrate_busy_work, AnyPool, Workload};
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::{check_against_rayon, label};
-use crate::summary::{median, percentile, rotated};
+use crate::summary::{median, percentile, rotated, thread_cpu};
 
 const JOBS: u32 = 8;
 const GAPS: [Duration; 3] = [
@@ -35,6 +35,7 @@ pub fn run(report: &mut Report, opts: &Options) {
             for round in 0..opts.rounds() {
                 let (mut cpu_values, mut latency_values, mut sums) =
                     (Vec::new(), Vec::new(), Vec::new());
+                let mut wasted_values = Vec::new();
                 for kind in rotated(opts.pools(), round) {
                     let pool = AnyPool::new(kind, threads, opts.idle_policy());
                     let tick = |i: u64| Workload::Burst {
@@ -64,6 +65,7 @@ pub fn run(report: &mut Report, opts: &Options) {
                         report.add("B7", &case, name, "futex wakes/tick", wakes);
                     }
                     report.add("B7", &case, name, "cpu/useful", cpu_us / useful_us);
+                    wasted_values.push((name.to_string(), cpu_us - useful_us));
                     let p90 = percentile(&mut latencies.clone(), 0.9);
                     report.add("B7", &case, name, "p90 latency us", p90);
                     pool.shutdown();
@@ -79,6 +81,14 @@ pub fn run(report: &mut Report, opts: &Options) {
                     &cpu_values,
                     "rayon",
                     "cpu x rayon",
+                );
+                report.add_round(
+                    "B7",
+                    &case,
+                    "wasted us/tick",
+                    &wasted_values,
+                    "rayon",
+                    "wasted x rayon",
                 );
                 let latency = "latency x rayon";
                 report.add_round(
@@ -115,15 +125,16 @@ pub fn run(report: &mut Report, opts: &Options) {
 }
 
 /// The useful work of one tick, timed the way the jobs run it: its jobs
-/// one after another on this thread (median of 21 ticks, us).
+/// one after another on this thread (median of 21 ticks, µs of this
+/// thread's CPU time).
 fn useful_work_us(iters: u32) -> f64 {
     let times: Vec<f64> = (0..21u64)
         .map(|seed| {
-            let start = Instant::now();
+            let start = thread_cpu();
             for job in 0..JOBS {
                 black_box(busy_work(seed * 8 + job as u64, iters));
             }
-            start.elapsed().as_nanos() as f64 / 1e3
+            (thread_cpu() - start).as_nanos() as f64 / 1e3
         })
         .collect();
     median(&times)

@@ -8,9 +8,12 @@ use crate::report::Report;
 pub fn label(kind: PoolKind) -> &'static str {
     match kind {
         PoolKind::Jec => "pool+jec",
-        PoolKind::JecCap => "pool+jec-cap",
+        PoolKind::JecNoCap => "pool+jec-nocap",
         PoolKind::Notifier => "pool+notifier",
-        PoolKind::NotifierCap => "pool+notifier-cap",
+        PoolKind::NotifierNoCap => "pool+notifier-nocap",
+        PoolKind::JecRayon => "pool+jec-rayon",
+        PoolKind::Pr1314Adaptive => "pool+pr1314-adaptive",
+        PoolKind::Pr1314Bounded => "pool+pr1314-bounded",
         PoolKind::Eigen => "pool+eigen",
         PoolKind::Rayon => "rayon",
     }

@@ -1,0 +1,751 @@
+//! The plots, drawn with plotters into SVG text.
+//!
+//! Layout is by hand (title band, panels, legend column) rather than with
+//! plotters' per-chart legends: one legend serves every panel of a figure,
+//! and it never covers a point.
+
+use std::error::Error;
+
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::input::{build_key, rank, Placement, Ratio, Run, Scatter, Trip};
+
+pub type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+const FONT: &str = "sans-serif";
+const GREY: RGBColor = RGBColor(110, 110, 110);
+const LIGHT: RGBColor = RGBColor(215, 215, 215);
+/// Warnings: a quick run is not a result, a build that cannot be placed.
+const WARN: RGBColor = RGBColor(190, 30, 30);
+
+/// Okabe and Ito's colour-blind-safe palette, by build; hollow marks are
+/// the `-nocap` and `bounded` variants of the filled one of the same
+/// colour, so related builds read as related.
+fn mark_of(build: &str) -> Mark {
+    let (r, g, b, shape, filled) = match build_key(build) {
+        "stock" | "rayon" => (0, 0, 0, Shape::Star, true),
+        "stock again" => (120, 120, 120, Shape::Circle, false),
+        "jec" => (0, 114, 178, Shape::Circle, true),
+        "jec-nocap" => (0, 114, 178, Shape::Circle, false),
+        "jec-rayon" => (86, 180, 233, Shape::Square, true),
+        "notifier" => (213, 94, 0, Shape::Triangle, true),
+        "notifier-nocap" => (213, 94, 0, Shape::Triangle, false),
+        "pr1314-adaptive" => (0, 158, 115, Shape::Diamond, true),
+        "pr1314-bounded" => (0, 158, 115, Shape::Diamond, false),
+        "eigen" => (204, 121, 167, Shape::Square, true),
+        _ => (230, 159, 0, Shape::Square, false),
+    };
+    Mark {
+        color: RGBColor(r, g, b),
+        shape,
+        filled,
+    }
+}
+
+/// What each build is, for the legend.
+fn describe(build: &str) -> &'static str {
+    match build_key(build) {
+        "stock" => "stock rayon-core: the baseline",
+        "rayon" => "rayon's own pool: the baseline",
+        "stock again" => "stock again, same round: the noise",
+        "jec" => "JecSleep, eventcount's adaptive default",
+        "jec-nocap" => "JecSleep, adaptive, no searcher cap",
+        "jec-rayon" => "JecSleep with rayon's fixed policy",
+        "notifier" => "NotifierSleep, adaptive default",
+        "notifier-nocap" => "NotifierSleep, adaptive, no searcher cap",
+        "pr1314-adaptive" => "rayon PR #1314's adaptive policy, JecSleep",
+        "pr1314-bounded" => "rayon PR #1314's bounded searchers, JecSleep",
+        "eigen" => "Eigen-style event count, rayon's policy",
+        _ => "",
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Star,
+}
+
+#[derive(Clone, Copy)]
+struct Mark {
+    color: RGBColor,
+    shape: Shape,
+    filled: bool,
+}
+
+/// Draw `mark` centred on `at`, in the coordinates of `area` (a chart's
+/// plotting area or a plain pixel area).
+fn draw_mark<CT>(area: &DrawingArea<SVGBackend<'_>, CT>, at: CT::From, mark: Mark) -> Result
+where
+    CT: CoordTranslate,
+    CT::From: Clone,
+{
+    let r = 6;
+    let fill = mark.color.filled();
+    let line = mark.color.stroke_width(2);
+    let style = if mark.filled { fill } else { line };
+    let outline = |points: Vec<(i32, i32)>| -> Result {
+        if mark.filled {
+            area.draw(&(EmptyElement::at(at.clone()) + Polygon::new(points, fill)))?;
+        } else {
+            let mut closed = points.clone();
+            closed.push(points[0]);
+            area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(closed, line)))?;
+        }
+        Ok(())
+    };
+    match mark.shape {
+        Shape::Circle => area.draw(&(EmptyElement::at(at) + Circle::new((0, 0), r, style)))?,
+        Shape::Square => {
+            let s = r - 1;
+            area.draw(&(EmptyElement::at(at) + Rectangle::new([(-s, -s), (s, s)], style)))?
+        }
+        Shape::Triangle => outline(vec![(0, -r - 1), (r + 1, r), (-r - 1, r)])?,
+        Shape::Diamond => outline(vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)])?,
+        Shape::Star => {
+            // An asterisk, larger than the others: the baseline must stand
+            // out even under other points.
+            let (s, d) = (r + 3, r + 1);
+            let width = mark.color.stroke_width(3);
+            for (a, b) in [((-s, 0), (s, 0)), ((0, -s), (0, s))] {
+                area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(vec![a, b], width)))?;
+            }
+            for (a, b) in [((-d, -d), (d, d)), ((-d, d), (d, -d))] {
+                area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(vec![a, b], width)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn font(size: u32) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&BLACK)
+}
+
+/// Draw `lines` top-down from `(x, y)`, each `(text, size, colour)`.
+fn text_lines(area: &Area<'_>, (x, mut y): (i32, i32), lines: &[(&str, u32, RGBColor)]) -> Result {
+    for &(text, size, color) in lines {
+        area.draw_text(text, &(FONT, size).into_font().color(&color), (x, y))?;
+        y += size as i32 + 7;
+    }
+    Ok(())
+}
+
+/// The title band: what the plot shows, then which machine, commit and
+/// run, then a warning on smoke data.
+fn title(area: &Area<'_>, what: &[&str], run: &Run, machine: &str) -> Result {
+    let mut lines: Vec<(&str, u32, RGBColor)> = Vec::new();
+    if let Some((first, rest)) = what.split_first() {
+        lines.push((first, 20, BLACK));
+        lines.extend(rest.iter().map(|l| (*l, 14, BLACK)));
+    }
+    let source = source_line(run, machine);
+    lines.push((&source, 14, GREY));
+    let warning = "--quick smoke run: short rounds on a shared machine; NOT results";
+    if run.quick {
+        lines.push((warning, 14, WARN));
+    }
+    text_lines(area, (16, 12), &lines)
+}
+
+/// "on the project's 2-vCPU VM (Intel…, Linux …); commit abc; 5 rounds".
+fn source_line(run: &Run, machine: &str) -> String {
+    let commit = run.commit.as_deref().unwrap_or("not recorded");
+    let rounds = match run.rounds {
+        1 => "1 round (no spread)".to_string(),
+        n => format!("medians of {n} rounds"),
+    };
+    format!("on {machine} ({}); commit {commit}; {rounds}", run.detail)
+}
+
+/// Height of the title band that [`title`] draws for `what`.
+fn title_height(what: &[&str], run: &Run) -> u32 {
+    // The 20 px first line, then 14 px lines: the rest of `what`, the
+    // source line and the quick-run warning.
+    let small = what.len().saturating_sub(1) as u32 + 1 + u32::from(run.quick);
+    12 + 27 + 21 * small + 10
+}
+
+/// Tick values for a log axis over `lo..hi`: the finest ladder of round
+/// numbers that leaves at most `most` ticks (at least the coarsest one).
+/// plotters' own log ticks are powers of ten only, which leaves a ratio
+/// axis from 0.8 to 1.25 with one label.
+fn log_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
+    const LADDERS: [&[f64]; 5] = [
+        &[1.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0],
+        &[1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0],
+        &[
+            1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0,
+            9.0,
+        ],
+    ];
+    let ticks = |ladder: &[f64]| -> Vec<f64> {
+        let first = lo.log10().floor() as i32;
+        let last = hi.log10().ceil() as i32;
+        (first..=last)
+            .flat_map(|e| ladder.iter().map(move |m| m * 10f64.powi(e)))
+            // Round away the float error of m * 10^e (0.30000000000000004).
+            .map(|v| (v * 1e6).round() / 1e6)
+            .filter(|v| *v >= lo && *v <= hi)
+            .collect()
+    };
+    let mut best = ticks(LADDERS[0]);
+    for ladder in &LADDERS[1..] {
+        let finer = ticks(ladder);
+        if finer.len() > most {
+            break;
+        }
+        best = finer;
+    }
+    best
+}
+
+/// A tick label: as few digits as the value needs.
+fn tick_label(v: &f64) -> String {
+    let text = format!("{v:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `lo..hi` padded by `pad` (a factor) on both sides, and at least `span`
+/// wide (a factor), on a log axis.
+fn log_range(lo: f64, hi: f64, pad: f64, span: f64) -> (f64, f64) {
+    let (mut lo, mut hi) = (lo / pad, hi * pad);
+    let missing = span / (hi / lo);
+    if missing > 1.0 {
+        lo /= missing.sqrt();
+        hi *= missing.sqrt();
+    }
+    (lo, hi)
+}
+
+/// `text` in at most two lines, broken at the ", " nearest its middle if
+/// longer than `width` characters.
+fn two_lines(text: &str, width: usize) -> (String, Option<String>) {
+    if text.chars().count() <= width {
+        return (text.to_string(), None);
+    }
+    let middle = text.len() / 2;
+    match text
+        .match_indices(", ")
+        .map(|(i, _)| i)
+        .min_by_key(|i| i.abs_diff(middle))
+    {
+        Some(i) => (text[..i + 1].to_string(), Some(text[i + 2..].to_string())),
+        None => (text.to_string(), None),
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// B2's peers by the names a reader knows.
+fn peer_label(peer: &str) -> &str {
+    match peer {
+        "raw_futex" => "raw futex (floor)",
+        "notifier" => "eventcount Notifier",
+        "std_condvar" => "std Mutex + Condvar",
+        "parking_lot_condvar" => "parking_lot Condvar",
+        "event_listener" => "event-listener",
+        "crossbeam_parker" => "crossbeam Parker",
+        "std_park" => "std thread::park",
+        other => other,
+    }
+}
+
+/// What each B2 placement means.
+fn placement_label(case: &str) -> String {
+    let why = match case {
+        "unpinned" => ": where the kernel puts the two threads",
+        "pinned, 2 vCPUs" => ": one thread per vCPU, every wake crosses vCPUs",
+        "pinned, 1 vCPU" => ": both threads on vCPU 0, every wake is a context switch",
+        _ => "",
+    };
+    format!("{case}{why}")
+}
+
+/// B2: each peer's round trip, one panel per placement, on one log axis
+/// shared by the panels so that placements compare too.
+pub fn round_trips(svg: &mut String, placements: &[Placement], run: &Run, machine: &str) -> Result {
+    let peers = placements.iter().map(|p| p.peers.len()).max().unwrap_or(1);
+    let panel_height = 70 + 30 * peers as u32;
+    let what = [
+        "B2: ping-pong round trip between two sleeping threads, by peer",
+        "p50 of each round's round trips (dot), its range over the rounds (bar), p90 (hollow diamond); µs, log scale",
+    ];
+    let top = title_height(&what, run);
+    let legend = 40;
+    let (width, height) = (1100, top + panel_height * placements.len() as u32 + legend);
+    {
+        let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (head, rest) = root.split_vertically(top);
+        title(&head, &what, run, machine)?;
+        let (body, foot) = rest.split_vertically(height - top - legend);
+        let values = placements.iter().flat_map(|p| &p.peers).flat_map(|t| {
+            t.p50_rounds
+                .iter()
+                .copied()
+                .chain([t.p50])
+                .chain(t.p90)
+                .filter(|v| *v > 0.0)
+        });
+        let (lo, hi) = values.fold((f64::INFINITY, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        if !(lo.is_finite() && hi > 0.0) {
+            return Err("B2 has no positive round-trip times to plot".into());
+        }
+        let (lo, hi) = log_range(lo, hi, 1.25, 4.0);
+        for (placement, area) in placements
+            .iter()
+            .zip(body.split_evenly((placements.len(), 1)))
+        {
+            round_trip_panel(&area, placement, (lo, hi))?;
+        }
+        round_trip_legend(&foot)?;
+        root.present()?;
+    }
+    Ok(())
+}
+
+fn round_trip_panel(area: &Area<'_>, placement: &Placement, (lo, hi): (f64, f64)) -> Result {
+    let n = placement.peers.len() as i32;
+    // The first peer (the floor) at the top.
+    let row = |i: usize| SegmentValue::CenterOf(n - 1 - i as i32);
+    let names: Vec<&str> = placement
+        .peers
+        .iter()
+        .map(|t| peer_label(&t.peer))
+        .collect();
+    let mut chart = ChartBuilder::on(area)
+        .caption(placement_label(&placement.case), font(15))
+        .margin_left(12)
+        .margin_right(150)
+        .margin_top(4)
+        .x_label_area_size(34)
+        .y_label_area_size(170)
+        .build_cartesian_2d(
+            (lo..hi).log_scale().with_key_points(log_ticks(lo, hi, 12)),
+            (0..n - 1).into_segmented(),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .bold_line_style(LIGHT)
+        .light_line_style(TRANSPARENT)
+        .x_desc("round trip, µs (log scale)")
+        .x_label_formatter(&tick_label)
+        .y_labels(names.len())
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => names
+                .get((n - 1 - i) as usize)
+                .map_or(String::new(), |s| s.to_string()),
+            _ => String::new(),
+        })
+        .label_style(font(13))
+        .axis_desc_style(font(13))
+        .draw()?;
+    if let Some(floor) = placement.peers.iter().find(|t| t.peer == "raw_futex") {
+        chart.draw_series([DashedPathElement::new(
+            vec![
+                (floor.p50, SegmentValue::Exact(0)),
+                (floor.p50, SegmentValue::Last),
+            ],
+            5,
+            4,
+            GREY.stroke_width(1),
+        )])?;
+    }
+    let plot = chart.plotting_area();
+    for (i, trip) in placement.peers.iter().enumerate() {
+        let y = row(i);
+        let (min, max) = trip
+            .p50_rounds
+            .iter()
+            .fold((trip.p50, trip.p50), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        let color = peer_color(trip);
+        plot.draw(&PathElement::new(
+            vec![(min, y.clone()), (max, y.clone())],
+            color.mix(0.45).stroke_width(7),
+        ))?;
+        draw_mark(
+            plot,
+            (trip.p50, y.clone()),
+            Mark {
+                color,
+                shape: Shape::Circle,
+                filled: true,
+            },
+        )?;
+        if let Some(p90) = trip.p90 {
+            draw_mark(
+                plot,
+                (p90, y.clone()),
+                Mark {
+                    color,
+                    shape: Shape::Diamond,
+                    filled: false,
+                },
+            )?;
+        }
+        let right = trip.p90.unwrap_or(max).max(max);
+        // The report's own ratio: the median of the per-round ratios.
+        let label = match trip.x_floor {
+            Some(x) if trip.peer != "raw_futex" => {
+                format!("{} µs, {x:.2}× raw futex", short(trip.p50))
+            }
+            _ => format!("{} µs", short(trip.p50)),
+        };
+        plot.draw(
+            &(EmptyElement::at((right, y))
+                + Text::new(
+                    label,
+                    (12, 0),
+                    font(12).pos(Pos::new(HPos::Left, VPos::Center)),
+                )),
+        )?;
+    }
+    Ok(())
+}
+
+/// The crate's own peer in its build colour, the others in one.
+fn peer_color(trip: &Trip) -> RGBColor {
+    if trip.peer == "notifier" {
+        mark_of("notifier").color
+    } else {
+        mark_of("jec").color
+    }
+}
+
+/// Three significant digits at most.
+fn short(v: f64) -> String {
+    match v.abs() {
+        a if a >= 100.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.2}"),
+    }
+}
+
+fn round_trip_legend(area: &Area<'_>) -> Result {
+    let blue = mark_of("jec").color;
+    let y = 18;
+    let mut x = 190;
+    draw_mark(
+        area,
+        (x, y),
+        Mark {
+            color: blue,
+            shape: Shape::Circle,
+            filled: true,
+        },
+    )?;
+    area.draw_text("p50: median over rounds", &font(13), (x + 12, y - 7))?;
+    x += 200;
+    area.draw(&PathElement::new(
+        vec![(x - 8, y), (x + 8, y)],
+        blue.mix(0.45).stroke_width(7),
+    ))?;
+    area.draw_text("p50: range over rounds", &font(13), (x + 14, y - 7))?;
+    x += 190;
+    draw_mark(
+        area,
+        (x, y),
+        Mark {
+            color: blue,
+            shape: Shape::Diamond,
+            filled: false,
+        },
+    )?;
+    area.draw_text("p90: median over rounds", &font(13), (x + 14, y - 7))?;
+    x += 200;
+    area.draw(&DashedPathElement::new(
+        vec![(x, y - 9), (x, y + 9)],
+        5,
+        4,
+        GREY.stroke_width(1),
+    ))?;
+    area.draw_text("raw futex p50", &font(13), (x + 10, y - 7))?;
+    x += 130;
+    draw_mark(
+        area,
+        (x, y),
+        Mark {
+            color: mark_of("notifier").color,
+            shape: Shape::Circle,
+            filled: true,
+        },
+    )?;
+    area.draw_text("this crate", &font(13), (x + 12, y - 7))?;
+    Ok(())
+}
+
+/// What a bench's ticks are, for the title.
+fn bench_label(bench: &str) -> &str {
+    match bench {
+        "B7" => "B7, ticks of 8 jobs x 5 µs with idle gaps",
+        "B8" => "B8, a control loop of join-tree regions",
+        other => other,
+    }
+}
+
+/// CPU against latency: one panel per case, one point per build, both axes
+/// ratios to the baseline in the same round, on log scales (a ratio of 0.5
+/// is as far from 1 as one of 2).
+pub fn scatter(svg: &mut String, plot: &Scatter, pool: &str, run: &Run, machine: &str) -> Result {
+    let cols = match plot.bench.as_str() {
+        // Cases run threads outermost: a row per thread count.
+        "B7" => 3,
+        _ => 4,
+    }
+    .min(plot.panels.len());
+    let rows = plot.panels.len().div_ceil(cols);
+    let (panel_w, panel_h) = (370, 360);
+    let legend_w = 340;
+    let headline = format!(
+        "{pool}, {}: {} against {}",
+        bench_label(&plot.bench),
+        plot.cpu,
+        plot.latency
+    );
+    let axes = format!(
+        "Both axes: ratio to {} measured in the same round (1.0 = {}), median over rounds; log scales. Lower left is better: less CPU, lower latency.",
+        plot.baseline, plot.baseline
+    );
+    let what = [headline.as_str(), axes.as_str()];
+    let top = title_height(&what, run);
+    let width = panel_w * cols as u32 + legend_w;
+    let height = top + panel_h * rows as u32 + 10;
+    {
+        let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (head, rest) = root.split_vertically(top);
+        title(&head, &what, run, machine)?;
+        let (grid, legend) = rest.split_horizontally(panel_w * cols as u32);
+        let areas = grid.split_evenly((rows, cols));
+        for (panel, area) in plot.panels.iter().zip(&areas) {
+            scatter_panel(area, plot, panel)?;
+        }
+        scatter_legend(&legend, plot)?;
+        root.present()?;
+    }
+    Ok(())
+}
+
+fn scatter_panel(area: &Area<'_>, plot: &Scatter, panel: &crate::input::Panel) -> Result {
+    let (first, second) = two_lines(&panel.case, 42);
+    let (head, body) = area.split_vertically(42);
+    let mut lines = vec![(first.as_str(), 14, BLACK)];
+    if let Some(second) = &second {
+        lines.push((second.as_str(), 14, BLACK));
+    }
+    text_lines(&head, (60, 6), &lines)?;
+    let all = panel.points.iter().chain(&panel.noise);
+    let span = |r: &Ratio| [r.min, r.max];
+    let xs: Vec<f64> = all.clone().flat_map(|p| span(&p.latency)).collect();
+    let ys: Vec<f64> = all.flat_map(|p| span(&p.cpu)).collect();
+    let bounds = |v: &[f64]| {
+        let lo = v.iter().copied().fold(1.0, f64::min);
+        let hi = v.iter().copied().fold(1.0, f64::max);
+        log_range(lo, hi, 1.15, 1.5)
+    };
+    let ((x0, x1), (y0, y1)) = (bounds(&xs), bounds(&ys));
+    let mut chart = ChartBuilder::on(&body)
+        .margin(6)
+        .margin_right(14)
+        .x_label_area_size(40)
+        .y_label_area_size(52)
+        .build_cartesian_2d(
+            (x0..x1).log_scale().with_key_points(log_ticks(x0, x1, 7)),
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1, 8)),
+        )?;
+    chart
+        .configure_mesh()
+        .bold_line_style(LIGHT.mix(0.6))
+        .light_line_style(TRANSPARENT)
+        .x_desc(format!("{} × {}", plot.latency, plot.baseline))
+        .y_desc(format!("{} × {}", plot.cpu, plot.baseline))
+        .x_label_formatter(&tick_label)
+        .y_label_formatter(&tick_label)
+        .label_style(font(12))
+        .axis_desc_style(font(13))
+        .draw()?;
+    let area = chart.plotting_area();
+    if let Some(noise) = &panel.noise {
+        let (l, c) = (noise.latency, noise.cpu);
+        area.draw(&Rectangle::new(
+            [(l.min, c.min), (l.max, c.max)],
+            GREY.mix(0.18).filled(),
+        ))?;
+    }
+    for line in [vec![(1.0, y0), (1.0, y1)], vec![(x0, 1.0), (x1, 1.0)]] {
+        area.draw(&DashedPathElement::new(line, 5, 4, GREY.stroke_width(1)))?;
+    }
+    for point in panel.points.iter().chain(&panel.noise) {
+        let mark = mark_of(&point.build);
+        let whisker = mark.color.mix(0.7).stroke_width(1);
+        let (l, c) = (point.latency, point.cpu);
+        area.draw(&PathElement::new(
+            vec![(l.min, c.median), (l.max, c.median)],
+            whisker,
+        ))?;
+        area.draw(&PathElement::new(
+            vec![(l.median, c.min), (l.median, c.max)],
+            whisker,
+        ))?;
+    }
+    // The baseline last but one and the others over it, in legend order
+    // reversed, so the first builds of the legend stay on top.
+    for point in panel.noise.iter().chain(panel.points.iter().rev()) {
+        draw_mark(
+            area,
+            (point.latency.median, point.cpu.median),
+            mark_of(&point.build),
+        )?;
+    }
+    if !panel.missing.is_empty() {
+        // No line break inside a name ("stock again").
+        let names: Vec<String> = panel
+            .missing
+            .iter()
+            .map(|b| b.replace(' ', "\u{a0}"))
+            .collect();
+        let note = format!("not placeable (ratio ≤ 0 or none): {}", names.join(", "));
+        let wrapped = wrap(&note, 48);
+        let lines: Vec<(&str, u32, RGBColor)> =
+            wrapped.iter().map(|l| (l.as_str(), 12, WARN)).collect();
+        text_lines(&area.strip_coord_spec(), (8, 6), &lines)?;
+    }
+    Ok(())
+}
+
+fn scatter_legend(area: &Area<'_>, plot: &Scatter) -> Result {
+    let mut builds: Vec<&str> = Vec::new();
+    for panel in &plot.panels {
+        for point in panel.points.iter().chain(&panel.noise) {
+            if !builds.contains(&point.build.as_str()) {
+                builds.push(&point.build);
+            }
+        }
+    }
+    builds.sort_by_key(|b| rank(b));
+    let (x, mut y) = (24, 60);
+    area.draw_text("builds", &font(15), (x - 10, y - 30))?;
+    for build in builds {
+        draw_mark(area, (x, y), mark_of(build))?;
+        area.draw_text(build, &font(14), (x + 16, y - 8))?;
+        area.draw_text(
+            describe(build),
+            &(FONT, 12).into_font().color(&GREY),
+            (x + 16, y + 9),
+        )?;
+        y += 36;
+    }
+    y += 10;
+    let whisker = GREY.stroke_width(1);
+    area.draw(&PathElement::new(vec![(x - 8, y), (x + 8, y)], whisker))?;
+    area.draw(&PathElement::new(vec![(x, y - 8), (x, y + 8)], whisker))?;
+    text_lines(
+        area,
+        (x + 16, y - 8),
+        &[
+            ("whiskers: min to max of the per-round", 12, BLACK),
+            ("ratios (none with one round)", 12, BLACK),
+        ],
+    )?;
+    y += 44;
+    if plot.panels.iter().any(|p| p.noise.is_some()) {
+        area.draw(&Rectangle::new(
+            [(x - 8, y - 8), (x + 8, y + 8)],
+            GREY.mix(0.18).filled(),
+        ))?;
+        text_lines(
+            area,
+            (x + 16, y - 8),
+            &[
+                ("grey box: stock against stock over the", 12, BLACK),
+                ("rounds; a build inside it is within noise", 12, BLACK),
+            ],
+        )?;
+        y += 44;
+    }
+    area.draw(&DashedPathElement::new(
+        vec![(x - 8, y), (x + 8, y)],
+        5,
+        4,
+        GREY.stroke_width(1),
+    ))?;
+    area.draw_text(
+        &format!("1.0: {}", plot.baseline),
+        &font(12),
+        (x + 16, y - 7),
+    )?;
+    if plot.panels.iter().any(|p| !p.missing.is_empty()) {
+        // Wasted CPU is the pool's CPU minus the useful work timed on one
+        // thread: on a busy machine that timing runs slow and the
+        // difference goes negative.
+        text_lines(
+            area,
+            (x - 10, y + 26),
+            &[
+                ("red: builds without a ratio > 0 in that case;", 12, WARN),
+                ("wasted CPU goes negative when a busy machine", 12, WARN),
+                ("slows the timing of the useful work (--cpu pool", 12, WARN),
+                ("plots all of the pool's CPU instead)", 12, WARN),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_ticks_pick_round_numbers_and_keep_one() {
+        assert_eq!(log_ticks(0.8, 1.25, 8), [0.8, 0.9, 1.0, 1.1, 1.2]);
+        assert_eq!(
+            log_ticks(1.0, 70.0, 12),
+            [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 70.0]
+        );
+        assert_eq!(log_ticks(0.3, 3.0, 7), [0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0]);
+        assert_eq!(log_ticks(0.3, 3.0, 6), [0.5, 1.0, 2.0]);
+        assert_eq!(tick_label(&0.30000000000000004), "0.3");
+        assert_eq!(tick_label(&1.0), "1");
+    }
+
+    #[test]
+    fn long_case_names_break_at_the_middle_comma() {
+        let (a, b) = two_lines(
+            "8 regions x 64 x 10 us, 10 ms, install per region, 2 threads",
+            42,
+        );
+        assert_eq!(a, "8 regions x 64 x 10 us, 10 ms,");
+        assert_eq!(b.as_deref(), Some("install per region, 2 threads"));
+        assert_eq!(two_lines("unpinned", 42), ("unpinned".to_string(), None));
+        assert_eq!(
+            wrap("not placeable: jec, eigen", 16),
+            ["not placeable:", "jec, eigen"]
+        );
+    }
+}

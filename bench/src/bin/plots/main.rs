@@ -1,0 +1,234 @@
+//! `cargo run --release -p eventcount-bench --bin plots -- --report R --rayon B --out docs/plots`:
+//! every plot of docs/benchmarks.md ("Plots") as SVG, from one run's JSON:
+//! `bench-report --json-file R` and `scripts/rayon-bench --json > B`.
+//!
+//! Drawing is kept apart from measuring: the plots can be redrawn from a
+//! committed run's JSON at any time, without the machine that ran it.
+
+mod draw;
+mod input;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{ArgGroup, Parser};
+
+use crate::input::{Cpu, RayonJson, ReportJson, Run};
+
+/// Draw the benchmark plots (SVG) from the JSON of bench-report and of
+/// scripts/rayon-bench. Each plot's title names the machine, the commit and
+/// the rounds of the run it shows.
+#[derive(Parser, Debug)]
+#[command(name = "plots", group(ArgGroup::new("input").required(true).multiple(true).args(["report", "rayon"])))]
+struct Options {
+    /// bench-report's JSON (`--json-file F`): B2's round trips, and B7/B8
+    /// on the example pool.
+    #[arg(long, value_name = "F")]
+    report: Option<PathBuf>,
+
+    /// scripts/rayon-bench's JSON (`--json`): B7/B8 on the rayon drop-in.
+    #[arg(long, value_name = "F")]
+    rayon: Option<PathBuf>,
+
+    /// Directory the SVG files go to; created if missing.
+    #[arg(long, value_name = "DIR", default_value = "docs/plots")]
+    out: PathBuf,
+
+    /// How the titles name the machine [default: "the project's 2-vCPU VM"
+    /// if the JSON says 2 vCPUs, else "a N-vCPU machine"]. Name it when
+    /// the run was on another 2-vCPU machine.
+    #[arg(long, value_name = "TEXT")]
+    machine: Option<String>,
+
+    /// The CPU on the y axis of the CPU-vs-latency plots.
+    #[arg(long, value_enum, default_value_t = Cpu::Wasted)]
+    cpu: Cpu,
+}
+
+/// The machine as the titles name it.
+fn machine(flag: Option<&str>, run: &Run) -> String {
+    match (flag, run.vcpus) {
+        (Some(name), _) => name.to_string(),
+        (None, Some(2)) => "the project's 2-vCPU VM".to_string(),
+        (None, Some(n)) => format!("a {n}-vCPU machine"),
+        (None, None) => "a machine the JSON does not name".to_string(),
+    }
+}
+
+/// One plot to write, or why it cannot be drawn.
+type Plot = (&'static str, Result<String, String>);
+
+/// Every plot bench-report's JSON has the data for.
+fn report_plots(report: &ReportJson, machine_flag: Option<&str>, cpu: Cpu) -> Vec<Plot> {
+    let run = report.run();
+    let machine = machine(machine_flag, &run);
+    let missing =
+        |bench: &str| format!("the report has no {bench} (bench-report --only ran without it)");
+    let placements = report.round_trips();
+    let b2 = if placements.is_empty() {
+        Err(missing("B2"))
+    } else {
+        let mut svg = String::new();
+        draw::round_trips(&mut svg, &placements, &run, &machine)
+            .map(|()| svg)
+            .map_err(|e| e.to_string())
+    };
+    let mut plots = vec![("b2-round-trip.svg", b2)];
+    for (bench, file) in [
+        ("B7", "pool-b7-cpu-latency.svg"),
+        ("B8", "pool-b8-cpu-latency.svg"),
+    ] {
+        let plot = match report.scatter(bench, cpu) {
+            None => Err(missing(bench)),
+            Some(scatter) => {
+                let mut svg = String::new();
+                draw::scatter(&mut svg, &scatter, "example pool", &run, &machine)
+                    .map(|()| svg)
+                    .map_err(|e| e.to_string())
+            }
+        };
+        plots.push((file, plot));
+    }
+    plots
+}
+
+/// Every plot rayon-bench's JSON has the data for.
+fn rayon_plots(rayon: &RayonJson, machine_flag: Option<&str>, cpu: Cpu) -> Vec<Plot> {
+    let run = rayon.run();
+    let machine = machine(machine_flag, &run);
+    [
+        ("B7", "rayon-b7-cpu-latency.svg"),
+        ("B8", "rayon-b8-cpu-latency.svg"),
+    ]
+    .into_iter()
+    .map(|(bench, file)| {
+        let plot = match rayon.scatter(bench, cpu) {
+            None => Err(format!(
+                "the rayon-bench JSON has no {bench} with both its latency and CPU rows"
+            )),
+            Some(scatter) => {
+                let mut svg = String::new();
+                draw::scatter(&mut svg, &scatter, "rayon drop-in", &run, &machine)
+                    .map(|()| svg)
+                    .map_err(|e| e.to_string())
+            }
+        };
+        (file, plot)
+    })
+    .collect()
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn main() -> ExitCode {
+    // A bad flag exits with status 2 and says what is wrong.
+    let opts = Options::parse();
+    let flag = opts.machine.as_deref();
+    let mut plots = Vec::new();
+    let inputs = (|| -> Result<(), String> {
+        if let Some(path) = &opts.report {
+            let report = ReportJson::parse(&read(path)?)
+                .map_err(|e| format!("{} is not bench-report's JSON: {e}", path.display()))?;
+            plots.extend(report_plots(&report, flag, opts.cpu));
+        }
+        if let Some(path) = &opts.rayon {
+            let rayon = RayonJson::parse(&read(path)?)
+                .map_err(|e| format!("{} is not rayon-bench's JSON: {e}", path.display()))?;
+            plots.extend(rayon_plots(&rayon, flag, opts.cpu));
+        }
+        std::fs::create_dir_all(&opts.out)
+            .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))
+    })();
+    if let Err(message) = inputs {
+        eprintln!("plots: {message}");
+        return ExitCode::from(2);
+    }
+    let mut written = 0;
+    for (file, plot) in plots {
+        let path = opts.out.join(file);
+        match plot {
+            Ok(svg) => match std::fs::write(&path, svg) {
+                Ok(()) => {
+                    println!("{}", path.display());
+                    written += 1;
+                }
+                Err(e) => {
+                    eprintln!("plots: cannot write {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            },
+            Err(why) => eprintln!("plots: no {file}: {why}"),
+        }
+    }
+    if written == 0 {
+        eprintln!("plots: nothing to draw");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = include_str!("testdata/bench-report.json");
+    const RAYON: &str = include_str!("testdata/rayon-bench.json");
+
+    #[test]
+    fn every_plot_draws_from_the_fixtures_with_its_title_and_legend() {
+        let report = ReportJson::parse(REPORT).unwrap();
+        let rayon = RayonJson::parse(RAYON).unwrap();
+        let plots: Vec<Plot> = report_plots(&report, None, Cpu::Wasted)
+            .into_iter()
+            .chain(rayon_plots(&rayon, None, Cpu::Wasted))
+            .collect();
+        let files: Vec<&str> = plots.iter().map(|(f, _)| *f).collect();
+        assert_eq!(
+            files,
+            [
+                "b2-round-trip.svg",
+                "pool-b7-cpu-latency.svg",
+                "pool-b8-cpu-latency.svg",
+                "rayon-b7-cpu-latency.svg",
+                "rayon-b8-cpu-latency.svg"
+            ]
+        );
+        for (file, plot) in plots {
+            let svg = plot.unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(svg.starts_with("<svg"), "{file}");
+            for text in ["the project&apos;s 2-vCPU VM", "commit"] {
+                assert!(svg.contains(text), "{file} does not say {text:?}");
+            }
+            let quick = file.starts_with("rayon") || svg.contains("NOT results");
+            assert!(quick, "{file}: a --quick report must say it is not results");
+        }
+    }
+
+    #[test]
+    fn the_machine_is_named_by_the_flag_or_by_its_vcpus() {
+        let mut run = RayonJson::parse(RAYON).unwrap().run();
+        assert_eq!(machine(None, &run), "the project's 2-vCPU VM");
+        assert_eq!(machine(Some("a laptop"), &run), "a laptop");
+        run.vcpus = Some(16);
+        assert_eq!(machine(None, &run), "a 16-vCPU machine");
+    }
+
+    #[test]
+    fn a_missing_bench_is_a_reason_not_a_plot() {
+        let rayon = RayonJson::parse(
+            r#"{"rounds": 1, "rayon": "1.12.0", "rayon-core": "1.13.0", "rows": []}"#,
+        )
+        .unwrap();
+        for (file, plot) in rayon_plots(&rayon, None, Cpu::Pool) {
+            assert!(plot.unwrap_err().contains("no B"), "{file}");
+        }
+    }
+
+    #[test]
+    fn an_input_is_required() {
+        let err = Options::try_parse_from(["plots"]).unwrap_err().to_string();
+        assert!(err.contains("--report") && err.contains("--rayon"), "{err}");
+    }
+}
