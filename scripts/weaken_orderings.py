@@ -11,6 +11,8 @@ Fences are left alone: removing them is scripts/planted_bugs.py's job.
     python3 scripts/weaken_orderings.py            # everything (about 80 min)
     python3 scripts/weaken_orderings.py jec        # JecSleep and the latch
     python3 scripts/weaken_orderings.py notifier   # the Notifier and the latch
+    python3 scripts/weaken_orderings.py src/jec/worker.rs src/notifier/slot.rs
+                                                   # the futex words only
 
 Prints one line per ordering argument: killed, killed (hang), or SURVIVED,
 then the file, line and column.
@@ -86,10 +88,16 @@ def run_models(crate, test_filter):
 
 
 def main():
-    wanted = sys.argv[1] if len(sys.argv) > 1 else None
-    if wanted is not None and wanted not in GROUPS:
-        sys.exit(f"unknown group {wanted!r}: expected one of {sorted(GROUPS)}")
-    files = GROUPS[wanted] if wanted else list(FILES)
+    files = []
+    for wanted in sys.argv[1:] or list(FILES):
+        if wanted in GROUPS:
+            files += GROUPS[wanted]
+        elif wanted in FILES:
+            files.append(wanted)
+        else:
+            sys.exit(f"unknown group or file {wanted!r}: expected one of "
+                     f"{sorted(GROUPS)} or {sorted(FILES)}")
+    files = list(dict.fromkeys(files))
     scratch = tempfile.mkdtemp(prefix="eventcount-weaken-")
     crate = os.path.join(scratch, "crate")
     shutil.copytree(ROOT, crate, ignore=shutil.ignore_patterns("target", ".git"))

@@ -10,6 +10,12 @@
 //! "deadlock" (every thread blocked). How each model was checked to fail
 //! with the protocol broken is in docs/notifier.md ("Checking the checker")
 //! and scripts/planted_bugs.py.
+//!
+//! Most models notify from the main thread. loom does run the spawned
+//! waiters ahead of it here: the planted `notify_n` bug shows only when
+//! both waiters pushed themselves before the main thread's `notify_n(1)`,
+//! and `notify_n_releases_at_most_n` catches it (docs/notifier.md,
+//! "Checking the checker").
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
