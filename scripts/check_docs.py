@@ -47,6 +47,7 @@ It fails (exit 1, one line per problem) when:
 """
 
 import glob
+import fnmatch
 import os
 import re
 import sys
@@ -165,6 +166,25 @@ for path, text in list(src.items()) + list(docs.items()) + [("README.md", readme
             problems.append(f"{path} links to {target}, which does not exist")
         elif anchor and doc in docs and anchor not in {slug(h) for h in doc_headings[doc]}:
             problems.append(f"{path} links to {target}#{anchor}, which has no such heading")
+
+# 2b. The README is the package's front page on crates.io: every relative
+# link in it must name a file the package ships (Cargo.toml's `include`).
+include = re.search(r"^include = \[(.*?)\]", read(os.path.join(ROOT, "Cargo.toml")), re.S | re.M)
+patterns = re.findall(r'"/([^"]+)"', include.group(1)) if include else []
+
+
+def packaged(target):
+    target = target.replace("**/", "")
+    return any(fnmatch.fnmatch(target, pat.replace("**/", "")) for pat in patterns)
+
+
+for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme):
+    target = m.group(1)
+    if re.match(r"[a-z]+:", target):
+        continue  # an absolute URL
+    if not packaged(os.path.normpath(target)):
+        problems.append(f"README.md links to {target}, which the package does not ship "
+                        "(crates.io would show a broken link)")
 
 # 3. Loom models, both ways.
 models = set()
