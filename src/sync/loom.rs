@@ -41,7 +41,7 @@
 //!   is a lost wakeup;
 //! - two sleepers can yield to each other for ever while the thread that
 //!   would wake them is ready to run: loom counts the other sleeper's yield
-//!   as progress (loom issue #53), and would explore such executions
+//!   as progress, and would explore such executions
 //!   without end. So a sleeper that loom runs again while still queued,
 //!   right after a yield by another sleeper that is still queued too, stops
 //!   the exploration of the rest of that execution (`loom::skip_branch`):
