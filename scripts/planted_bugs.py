@@ -32,7 +32,7 @@ CASES = [
         """        fence(Ordering::SeqCst);
         PreparedWait::new(self, wid)""",
         """        PreparedWait::new(self, wid)""",
-        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "models::notifier::notify_races_prepare_and_commit",
         "the re-check may miss the condition while the notify misses the waiter",
     ),
     (
@@ -41,7 +41,7 @@ CASES = [
         """        fence(Ordering::SeqCst);
         // Load-bearing Acquire: the slow path reads the top slot's link,""",
         """        // Load-bearing Acquire: the slow path reads the top slot's link,""",
-        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "models::notifier::notify_races_prepare_and_commit",
         "the notify may read a stale idle state after the waiter's re-check missed the permit",
     ),
     (
@@ -51,7 +51,7 @@ CASES = [
                 self.notify_slow(state, 1);
             }""",
         """            let _ = state;""",
-        "notifier::loom_tests::cancel_racing_notify_keeps_signal_for_other_waiter",
+        "models::notifier::cancel_racing_notify_keeps_signal_for_other_waiter",
         "the notification lands on the canceller and the committed sleeper is never woken",
     ),
     (
@@ -59,7 +59,7 @@ CASES = [
         "src/notifier/mod.rs",
         """                        Delivery::Skipped => continue,""",
         """                        Delivery::Skipped => return released + 1,""",
-        "notifier::loom_tests::cancelled_slots_are_skipped_and_revived",
+        "models::notifier::cancelled_slots_are_skipped_and_revived",
         "notify_one spends itself on a cancelled slot and the real waiter below sleeps on",
     ),
     (
@@ -67,7 +67,7 @@ CASES = [
         "src/notifier/mod.rs",
         """.store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);""",
         """.store(epoch, Ordering::Relaxed);""",
-        "notifier::loom_tests::aba_stale_pop_after_repush",
+        "models::notifier::aba_stale_pop_after_repush",
         "a stalled pop installs a stale link and the real waiter is lost from the stack",
     ),
     (
@@ -77,7 +77,7 @@ CASES = [
                     if released == want {""",
         """                    released += 1;
                     if released == want + 1 {""",
-        "notifier::loom_tests::notify_n_releases_at_most_n",
+        "models::notifier::notify_n_releases_at_most_n",
         "notify_n(1) releases two waiters",
     ),
     (
@@ -86,7 +86,7 @@ CASES = [
         """        // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
         fence(Ordering::SeqCst);""",
         """        // 6. (planted: no SleepFence)""",
-        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        "models::jec::injected_job_with_jec_rollover_caught_by_final_check",
         "after a JEC rollover the final check may read a stale empty injector",
     ),
     (
@@ -95,15 +95,15 @@ CASES = [
         """        // PushFence: pairs with the SleepFence in `sleep`.
         fence(Ordering::SeqCst);""",
         """        // (planted: no PushFence)""",
-        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        "models::jec::injected_job_with_jec_rollover_caught_by_final_check",
         "the poster may read a stale sleeping count while the sleeper misses the job",
     ),
     (
         "jec: no final check for injected jobs",
         "src/jec/mod.rs",
-        """        let work_is_waiting = has_injected_jobs();""",
-        """        let work_is_waiting = { let _ = has_injected_jobs; false };""",
-        "jec::loom_tests::injected_job_with_jec_rollover_caught_by_final_check",
+        """        let work_is_waiting = has_work();""",
+        """        let work_is_waiting = { let _ = has_work; false };""",
+        "models::jec::injected_job_with_jec_rollover_caught_by_final_check",
         "a rolled-over JEC lets the worker sleep with the injected job queued",
     ),
     (
@@ -111,7 +111,7 @@ CASES = [
         "src/jec/mod.rs",
         """        self.counters.increment_jec_if(|c| c.jec_is_active()).jec()""",
         """        self.counters.increment_jec_if(|c| !c.jec_is_active()).jec()""",
-        "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
+        "models::jec::internal_job_between_sleepy_and_sleeping",
         "the JEC stays odd, the sleeper's check never fires, and an internal job is slept through",
     ),
     (
@@ -121,7 +121,7 @@ CASES = [
         if let Err(state) = worker.begin_registering() {""",
         """        // 2. (planted: registration flag moved after the counters CAS)
         if let Err(state) = Ok::<(), &str>(()) {""",
-        "jec::loom_tests::internal_job_between_sleepy_and_sleeping",
+        "models::jec::internal_job_between_sleepy_and_sleeping",
         "a poster that sees the count finds no flag, wakes nobody, and the sleeper sleeps",
         [("""            if self.counters.try_add_sleeping(counters) {
                 break;
@@ -135,17 +135,17 @@ CASES = [
         "src/jec/worker.rs",
         """                SLEEPING => (CLAIMED, Wake::WokeSleeper),""",
         """                SLEEPING => (AWAKE, Wake::WokeSleeper),""",
-        "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
+        "models::jec::woken_worker_is_uncounted_before_it_runs",
         "a woken worker leaves its idle loop while still counted as sleeping",
     ),
     (
         "notifier_sleep: the latch says SLEEPING before the owner is on the stack",
-        "src/protocol/notifier.rs",
+        "src/notifier/sleep.rs",
         """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
         """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
         self.notifier.cancel_wait(wait);
         let wait = self.notifier.prepare_wait(idle.worker);""",
-        "protocol::loom_tests::notifier_sleep_latch_wakes_owner",
+        "models::protocols::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
     (
@@ -153,7 +153,7 @@ CASES = [
         "src/latch.rs",
         """self.state.load(Ordering::Acquire) == SET""",
         """self.state.load(Ordering::Relaxed) == SET""",
-        "protocol::loom_tests::jec_sleep_latch_publishes_the_setters_writes",
+        "models::protocols::jec_sleep_latch_publishes_the_setters_writes",
         "the owner sees the latch set and then reads a job result the setter wrote before set",
     ),
     (
@@ -161,7 +161,7 @@ CASES = [
         "src/latch.rs",
         """self.state.swap(SET, Ordering::AcqRel) == SLEEPING""",
         """self.state.swap(SET, Ordering::Acquire) == SLEEPING""",
-        "protocol::loom_tests::notifier_sleep_latch_publishes_the_setters_writes",
+        "models::protocols::notifier_sleep_latch_publishes_the_setters_writes",
         "nothing orders the setter's result before its SET, so probe can see SET and a stale result",
     ),
     (
@@ -169,7 +169,7 @@ CASES = [
         "src/notifier/mod.rs",
         """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,""",
         """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::TimedOut,""",
-        "notifier::loom_tests::timed_wait_never_swallows_a_notification",
+        "models::notifier::timed_wait_never_swallows_a_notification",
         "the timed waiter reports a timeout, drops the notification, and the other waiter sleeps on",
     ),
     (
@@ -177,7 +177,7 @@ CASES = [
         "src/notifier/slot.rs",
         """                TARGETED => (SIGNALED, Delivery::Skipped),""",
         """                TARGETED => (SIGNALED, Delivery::Signalled),""",
-        "notifier::loom_tests::targeted_wake_reaches_only_its_waiter",
+        "models::notifier::targeted_wake_reaches_only_its_waiter",
         "notify_one spends itself on the already-woken slot and the other waiter sleeps on",
     ),
     (
@@ -187,29 +187,29 @@ CASES = [
                 before.sleeping().min(1)""",
         """            if before.awake_but_idle() == 1 {
                 0""",
-        "protocol::loom_cap_tests::jec_sleep_last_searcher_hands_off",
+        "models::searcher_cap::jec_sleep_last_searcher_hands_off",
         "the post left its second job to the searcher; nobody wakes the sleeper for it",
     ),
     (
         "notifier_sleep: the last searcher forgets the hand-off",
-        "src/protocol/notifier.rs",
+        "src/notifier/sleep.rs",
         """            self.notifier.notify_one();
         }
     }""",
         """        }
     }""",
-        "protocol::loom_cap_tests::notifier_sleep_last_searcher_hands_off",
+        "models::searcher_cap::notifier_sleep_last_searcher_hands_off",
         "the post left its second job to the searcher; nobody wakes the sleeper for it",
     ),
     (
         "notifier_sleep: the awake idle count is decremented twice on the way to sleep",
-        "src/protocol/notifier.rs",
+        "src/notifier/sleep.rs",
         """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
         });""",
         """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
             self.awake_idle.fetch_sub(1, Ordering::Relaxed);
         });""",
-        "protocol::loom_cap_tests::notifier_sleep_cap_burst_against_full_searchers",
+        "models::searcher_cap::notifier_sleep_cap_burst_against_full_searchers",
         "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
     ),
     (
@@ -218,7 +218,7 @@ CASES = [
         """        let before = self.counters.sub_inactive();""",
         """        let before = self.counters.sub_inactive();
         self.counters.sub_inactive();""",
-        "protocol::loom_cap_tests::jec_sleep_cap_of_one_with_three_workers",
+        "models::searcher_cap::jec_sleep_cap_of_one_with_three_workers",
         "the inactive count underflows into the JEC: a later work_found or the check at rest fails",
     ),
     (
@@ -226,62 +226,60 @@ CASES = [
         "src/jec/mod.rs",
         [
             ("""        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.search.slot);""",
+        self.slots.release(&mut idle.period.slot);""",
              """        let before = self.counters.sub_inactive();
-        let held = idle.search.slot;
-        self.slots.release(&mut idle.search.slot);"""),
+        let held = idle.period.slot;
+        self.slots.release(&mut idle.period.slot);"""),
             ("""            if before.awake_but_idle() == 1 {
                 before.sleeping().min(1)""",
              """            if held && self.slots.taken() == 0 {
                 before.sleeping().min(1)"""),
         ],
         None,
-        "protocol::loom_cap_tests::jec_sleep_cap_burst_against_full_searchers",
+        "models::searcher_cap::jec_sleep_cap_burst_against_full_searchers",
         "a searcher that gave its slot back when it got sleepy finds the job a post left to it, "
         "and nobody wakes the sleeper for the second job",
     ),
     (
         "jec, join-aware: a joining worker takes a searcher slot",
-        "src/jec/mod.rs",
-        """            _ if kind == Kind::Join => true,
-            _ => self.slots.try_take(slot),""",
-        """            _ => self.slots.try_take(slot),""",
-        "protocol::loom_join_tests::jec_sleep_joiner_never_takes_a_searcher_slot",
+        "src/idle/searchers.rs",
+        """        kind == WaitKind::Join || self.try_take(held)""",
+        """        self.try_take(held)""",
+        "models::join::jec_sleep_joiner_never_takes_a_searcher_slot",
         "with the cap at one, the idle loop's search is refused the slot the joiner holds",
     ),
     (
         "notifier_sleep, join-aware: a joining worker takes a searcher slot",
-        "src/protocol/notifier.rs",
-        """            _ if kind == Kind::Join => true,
-            _ => self.slots.try_take(slot),""",
-        """            _ => self.slots.try_take(slot),""",
-        "protocol::loom_join_tests::notifier_sleep_joiner_never_takes_a_searcher_slot",
+        "src/idle/searchers.rs",
+        """        kind == WaitKind::Join || self.try_take(held)""",
+        """        self.try_take(held)""",
+        "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
         "with the cap at one, the idle loop's search is refused the slot the joiner holds",
     ),
     (
         "jec, searcher cap: the end of a search keeps its slot",
         "src/jec/mod.rs",
         """        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.search.slot);""",
+        self.slots.release(&mut idle.period.slot);""",
         """        let before = self.counters.sub_inactive();""",
-        "protocol::loom_join_tests::jec_sleep_joiner_never_takes_a_searcher_slot",
+        "models::join::jec_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
     ),
     (
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
-        "src/protocol/notifier.rs",
-        """        self.slots.release(&mut idle.search.slot);
+        "src/notifier/sleep.rs",
+        """        self.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {""",
         """        let hand_off = match idle.prepared.take() {""",
-        "protocol::loom_join_tests::notifier_sleep_joiner_never_takes_a_searcher_slot",
+        "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
     ),
     (
         "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
-        "src/protocol/notifier.rs",
+        "src/notifier/sleep.rs",
         """            Ok(wait) => idle.prepared = Some(wait),""",
         """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline),""",
-        "protocol::loom_tests::notifier_sleep_internal_job_reaches_a_sleeper",
+        "models::protocols::notifier_sleep_internal_job_reaches_a_sleeper",
         "a job pushed to the poster's own queue before the announcement is seen by no search: "
         "the final check does not look there, and the poster waits for the sleeper",
     ),
@@ -290,7 +288,7 @@ CASES = [
         "src/notifier/mod.rs",
         """                        Delivery::Woken => slot.wake(),""",
         """                        Delivery::Woken => {}""",
-        "notifier::loom_tests::notify_races_prepare_and_commit",
+        "models::notifier::notify_races_prepare_and_commit",
         "the slot says SIGNALED but its owner stays asleep on the futex: nobody wakes it",
     ),
     (
@@ -299,12 +297,12 @@ CASES = [
         """        self.futex.word().store(AWAKE, Ordering::Release);
         self.futex.wake_one();""",
         """        self.futex.word().store(AWAKE, Ordering::Release);""",
-        "jec::loom_tests::woken_worker_is_uncounted_before_it_runs",
+        "models::jec::woken_worker_is_uncounted_before_it_runs",
         "the sleep word says AWAKE but the sleeper stays asleep on the futex: nobody wakes it",
     ),
     (
         "waiter_ids: an id is taken by a load and a store, not one CAS",
-        "src/waiter_ids.rs",
+        "src/notifier/waiter_ids.rs",
         """                match word.compare_exchange_weak(
                     bits,
                     bits | 1 << bit,
@@ -315,17 +313,17 @@ CASES = [
                     word.store(bits | 1 << bit, Ordering::Relaxed);
                     Ok::<u64, u64>(bits)
                 } {""",
-        "waiter_ids::loom_tests::waiter_ids_are_never_shared",
+        "models::waiter_ids::waiter_ids_are_never_shared",
         "two threads read the bit free, and both take id 0",
     ),
     (
         "notifier_sleep: a round past its deadline withdraws without counting the worker back",
-        "src/protocol/notifier.rs",
+        "src/notifier/sleep.rs",
         """            self.notifier.cancel_wait(wait);
             // Relaxed, as every increment of the count (see AwakeAgain).
             self.awake_idle.fetch_add(1, Ordering::Relaxed);""",
         """            self.notifier.cancel_wait(wait);""",
-        "protocol::loom_tests::notifier_sleep_round_past_its_deadline_keeps_the_job",
+        "models::protocols::notifier_sleep_round_past_its_deadline_keeps_the_job",
         "the withdrawn worker is missing from the awake idle count: it wraps at the end "
         "of the search, and posters that read it wake nobody",
     ),
@@ -334,7 +332,7 @@ CASES = [
         "src/jec/mod.rs",
         """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",
         """        let outcome = if worker.sleep(deadline) && { worker.cancel_sleep(); true } {""",
-        "jec::loom_tests::timed_sleep_keeps_the_count_exact",
+        "models::jec::timed_sleep_keeps_the_count_exact",
         "the sleeping count is decremented twice",
     ),
 ]

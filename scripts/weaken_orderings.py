@@ -38,12 +38,12 @@ FILES = {
     "src/latch.rs": "",
     "src/notifier/mod.rs": "notifier",
     "src/notifier/slot.rs": "notifier",
-    "src/protocol/notifier.rs": "notifier",
+    "src/notifier/sleep.rs": "notifier",
 }
 GROUPS = {
     "jec": ["src/jec/counters.rs", "src/jec/worker.rs", "src/latch.rs"],
     "notifier": ["src/notifier/mod.rs", "src/notifier/slot.rs",
-                 "src/protocol/notifier.rs", "src/latch.rs"],
+                 "src/notifier/sleep.rs", "src/latch.rs"],
 }
 
 ATOMIC_OP = re.compile(r"\.(load|store|swap|fetch_\w+|compare_exchange(_weak)?)\(")

@@ -122,11 +122,12 @@ mod tests {
         assert_eq!(Count(2, "worker").to_string(), "2 workers");
         assert_eq!(all_looking(1), "the only worker already is");
         assert_eq!(all_looking(4), "all 4 workers already are");
-        assert_eq!(short_type_name::<crate::JecSleep>(), "JecSleep");
+        struct Pool;
+        assert_eq!(short_type_name::<Pool>(), "Pool");
         assert_eq!(short_type_name::<u32>(), "u32");
         assert_eq!(
-            short_type_name::<Vec<crate::JecSleep>>(),
-            "Vec<eventcount::jec::JecSleep>"
+            short_type_name::<Vec<CapacityError>>(),
+            "Vec<eventcount::error::CapacityError>"
         );
     }
 }

@@ -1,7 +1,19 @@
 //! [`CoreLatch`]: the four-state latch a worker sleeps against.
 
-use crate::budget::Kind;
 use crate::sync::{AtomicU32, Ordering};
+
+/// What a worker waiting on a latch waits for: it decides which search
+/// budget the wait spends, and whether it counts against a searcher cap
+/// (`src/idle/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitKind {
+    /// The worker's top-level idle loop ([`CoreLatch::idle_loop`]): it
+    /// waits for new work.
+    Idle,
+    /// A job's latch ([`CoreLatch::new`]): the worker waits for a job in
+    /// flight (the stolen half of a join) and helps meanwhile.
+    Join,
+}
 
 /// No worker is known to hold the latch sleepy or sleeping (debug builds'
 /// `holder`).
@@ -73,7 +85,7 @@ const SET: u32 = 3;
 /// # Examples
 ///
 /// ```
-/// use eventcount::{CoreLatch, JecSleep};
+/// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
 ///
 /// let sleep = JecSleep::new(2);
 /// let latch = CoreLatch::new();
@@ -84,7 +96,7 @@ const SET: u32 = 3;
 pub struct CoreLatch {
     state: AtomicU32,
     /// What a wait on this latch is: set at construction, never changed.
-    waits_for: Kind,
+    waits_for: WaitKind,
     /// Debug builds: the worker that stepped the latch to SLEEPY, for the
     /// message when another worker finds it held; `NO_HOLDER` when unknown
     /// (the latch was stepped through the public `get_sleepy`) or released.
@@ -107,7 +119,7 @@ impl CoreLatch {
     /// ```
     #[must_use]
     pub fn new() -> Self {
-        CoreLatch::with_kind(Kind::Join)
+        CoreLatch::with_kind(WaitKind::Join)
     }
 
     /// An unset latch for a worker's top-level loop, set only to stop the
@@ -124,10 +136,10 @@ impl CoreLatch {
     /// ```
     #[must_use]
     pub fn idle_loop() -> Self {
-        CoreLatch::with_kind(Kind::Idle)
+        CoreLatch::with_kind(WaitKind::Idle)
     }
 
-    fn with_kind(waits_for: Kind) -> Self {
+    fn with_kind(waits_for: WaitKind) -> Self {
         CoreLatch {
             state: AtomicU32::new(UNSET),
             waits_for,
@@ -148,11 +160,11 @@ impl CoreLatch {
     /// ```
     #[must_use]
     pub fn is_idle_loop(&self) -> bool {
-        self.waits_for == Kind::Idle
+        self.waits_for == WaitKind::Idle
     }
 
     /// What a wait on this latch is.
-    pub(crate) fn waits_for(&self) -> Kind {
+    pub(crate) fn waits_for(&self) -> WaitKind {
         self.waits_for
     }
 
@@ -397,8 +409,8 @@ impl std::fmt::Debug for CoreLatch {
             _ => "invalid",
         };
         let waits_for = match self.waits_for {
-            Kind::Idle => "new work",
-            Kind::Join => "a job",
+            WaitKind::Idle => "new work",
+            WaitKind::Join => "a job",
         };
         f.debug_struct("CoreLatch")
             .field("state", &state)

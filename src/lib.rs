@@ -50,7 +50,7 @@
 //!   [`WaiterIds`] hands out waiter ids to threads that wait now and then.
 //! - [`JecSleep`]: rayon-core's jobs-event-counter sleep protocol as an
 //!   adapter for any work-stealing pool ([`docs::jec_sleep`]). [`JecIdle`]
-//!   is what an idle worker carries; [`Counters`] decodes its packed word.
+//!   is what an idle worker carries; [`JecCounters`] decodes its packed word.
 //! - [`SleepProtocol`]: the one trait a scheduler's worker loop calls,
 //!   implemented by [`JecSleep`] and by [`NotifierSleep`] (the notifier with
 //!   an idle policy; [`NotifierIdle`] is its idle state). rayon-core runs on
@@ -73,35 +73,36 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
-// The modules in layers, the lowest first: `sync` (atomics, fences and
-// parking, from std or loom); the shared parts, `backend` to `stats`, which
-// use `sync` and one another; `jec` and `notifier`, neither of which uses
-// the other; and `protocol`, which uses both. No module uses a later
-// layer, except `sync`: its backends name `ParkingBackend` (from
-// `backend`), and its loom clock steps by `policy`'s longest default
-// search.
+// The modules in layers, the lowest first; a module imports only from
+// layers below its own, never through this file's re-exports
+// (`scripts/layers.py` checks both, and that there is no cycle):
+// 1. `sync`, the ground: atomics, fences, hints and parking, from std or
+//    loom. It imports nothing of the crate's.
+// 2. `error`, `outcome`, `stats`: what calls return.
+// 3. `latch`: the latch a worker sleeps against, and what it waits for.
+// 4. `idle`: the idle policy, whole.
+// 5. `protocol`: the `SleepProtocol` trait.
+// 6. `notifier` (the event count, and `NotifierSleep` on it) and `jec`,
+//    neither of which uses the other.
 mod sync;
 
-mod backend;
-mod budget;
 mod error;
-mod latch;
 mod outcome;
-mod policy;
-mod search;
-mod searchers;
 mod stats;
 
-mod jec;
-mod notifier;
-mod waiter_ids;
+mod latch;
+
+mod idle;
 
 mod protocol;
 
-// Test-only helpers, written once: the hang watchdog and friends (shared
-// with tests/ through tests/common), and what the loom models share.
+mod jec;
+mod notifier;
+
+// Test-only code, above everything it tests: the loom models, and the
+// helpers shared with tests/ (through tests/common).
 #[cfg(all(test, loom))]
-mod loom_support;
+mod models;
 #[cfg(all(test, not(loom)))]
 mod test_support;
 
@@ -121,22 +122,21 @@ pub mod docs {
     pub mod idle_policy {}
 }
 
-pub use backend::{parking_backend, ParkingBackend};
 pub use error::CapacityError;
-pub use jec::{Counters, JecIdle, JecSleep};
+pub use idle::IdlePolicy;
+pub use jec::{JecCounters, JecIdle, JecSleep};
 pub use latch::CoreLatch;
-pub use notifier::{Notifier, PreparedWait};
+pub use notifier::{Notifier, NotifierIdle, NotifierSleep, PreparedWait, WaiterId, WaiterIds};
 pub use outcome::WaitOutcome;
-pub use policy::IdlePolicy;
-pub use protocol::{NotifierIdle, NotifierSleep, SleepProtocol};
+pub use protocol::SleepProtocol;
 pub use stats::SleepStats;
-pub use waiter_ids::{WaiterId, WaiterIds};
+pub use sync::{parking_backend, ParkingBackend};
 
 // Every public type may cross threads: a protocol is shared by its workers,
 // and an idle state or a token may be handed to another thread with them.
 static_assertions::assert_impl_all!(CapacityError: Send, Sync);
 static_assertions::assert_impl_all!(CoreLatch: Send, Sync);
-static_assertions::assert_impl_all!(Counters: Send, Sync);
+static_assertions::assert_impl_all!(JecCounters: Send, Sync);
 static_assertions::assert_impl_all!(IdlePolicy: Send, Sync);
 static_assertions::assert_impl_all!(JecIdle<'static>: Send, Sync);
 static_assertions::assert_impl_all!(JecSleep: Send, Sync);

@@ -2,12 +2,10 @@
 
 /// Why a timed wait returned: [`Notifier::commit_wait_until`] (and
 /// `commit_wait_timeout`), and a protocol's timed round,
-/// [`SleepProtocol::no_work_found_until`] (and
-/// [`JecSleep::no_work_found_until`]).
+/// [`SleepProtocol::no_work_found_until`].
 ///
 /// [`Notifier::commit_wait_until`]: crate::Notifier::commit_wait_until
 /// [`SleepProtocol::no_work_found_until`]: crate::SleepProtocol::no_work_found_until
-/// [`JecSleep::no_work_found_until`]: crate::JecSleep::no_work_found_until
 ///
 /// # Examples
 ///

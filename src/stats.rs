@@ -4,8 +4,6 @@
 use std::ops::Sub;
 use std::time::Duration;
 
-use crate::sync::unmodeled::{AtomicU64, Relaxed};
-
 /// What sleeping cost a protocol since it was built.
 ///
 /// `waits` is how many times a thread went to sleep (a `futex_wait`; a
@@ -72,38 +70,6 @@ impl SleepStats {
         self.waits += waits;
         self.wakes += wakes;
         self
-    }
-
-    pub(crate) fn add_idle(mut self, counters: &IdleCounters) -> Self {
-        self.empty_wakes += counters.empty_wakes.load(Relaxed);
-        self.searching += Duration::from_nanos(counters.searching_ns.load(Relaxed));
-        self.parked += Duration::from_nanos(counters.parked_ns.load(Relaxed));
-        self
-    }
-}
-
-/// One worker's idle counters. Only that worker writes them, on its idle
-/// paths; `stats()` reads them from anywhere (a snapshot). Relaxed cells
-/// that loom does not see (`sync::unmodeled`): nothing is published through
-/// them.
-#[derive(Debug, Default)]
-pub(crate) struct IdleCounters {
-    empty_wakes: AtomicU64,
-    searching_ns: AtomicU64,
-    parked_ns: AtomicU64,
-}
-
-impl IdleCounters {
-    pub(crate) fn empty_wake(&self) {
-        self.empty_wakes.fetch_add(1, Relaxed);
-    }
-
-    pub(crate) fn searched(&self, ns: u64) {
-        self.searching_ns.fetch_add(ns, Relaxed);
-    }
-
-    pub(crate) fn parked(&self, ns: u64) {
-        self.parked_ns.fetch_add(ns, Relaxed);
     }
 }
 

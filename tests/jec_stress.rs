@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
+use eventcount::{CoreLatch, IdlePolicy, JecIdle, JecSleep, SleepProtocol, WaitOutcome};
 
 const WORKERS: usize = 16;
 const INJECTORS: usize = 4;
@@ -175,7 +175,7 @@ impl Pool {
 
     /// Push to the injector from outside the pool.
     fn inject(&self, jobs: Vec<Job>) {
-        let n = jobs.len() as u32;
+        let n = jobs.len();
         let was_empty = {
             let mut injector = self.injector.lock().unwrap();
             let was_empty = injector.is_empty();
@@ -190,7 +190,7 @@ impl Pool {
         if jobs.is_empty() {
             return;
         }
-        let n = jobs.len() as u32;
+        let n = jobs.len();
         let was_empty = {
             let mut local = self.locals[me].lock().unwrap();
             let was_empty = local.is_empty();
@@ -409,7 +409,7 @@ impl Pool {
 
     /// Every worker registered asleep, by both views.
     fn wait_all_asleep(&self, what: &str) {
-        let n = WORKERS as u32;
+        let n = WORKERS;
         self.wait_until(what, || self.sleep.counters().sleeping() == n);
         self.wait_until(what, || self.sleep.num_sleeping() == WORKERS);
         let c = self.sleep.counters();

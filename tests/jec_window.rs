@@ -18,7 +18,9 @@ use common::{
 };
 use std::time::{Duration, Instant};
 
-use eventcount::{CoreLatch, Counters, IdlePolicy, JecIdle, JecSleep, WaitOutcome};
+use eventcount::{
+    CoreLatch, IdlePolicy, JecCounters, JecIdle, JecSleep, SleepProtocol, WaitOutcome,
+};
 
 const UNSET: &str = "CoreLatch { state: \"unset\", waits_for: \"a job\" }";
 
@@ -67,7 +69,11 @@ fn timed_round_stopped_before_registering(
 /// A round after the sleepy one whose final check finds work: the check
 /// runs once and the worker cancels its sleep. Returns the counters after
 /// it.
-fn final_check_finds_work(sleep: &JecSleep, idle: &mut JecIdle<'_>, latch: &CoreLatch) -> Counters {
+fn final_check_finds_work(
+    sleep: &JecSleep,
+    idle: &mut JecIdle<'_>,
+    latch: &CoreLatch,
+) -> JecCounters {
     let check = FinalCheck::new();
     sleep.no_work_found(idle, latch, check.run(|| true));
     assert_eq!(check.calls(), 1, "the final check must run once");
@@ -87,7 +93,7 @@ enum Post {
 }
 
 impl Post {
-    fn post(self, sleep: &JecSleep, n: u32, queue_was_empty: bool) {
+    fn post(self, sleep: &JecSleep, n: usize, queue_was_empty: bool) {
         match self {
             Post::Internal => sleep.new_internal_jobs(n, queue_was_empty),
             Post::Injected => sleep.new_injected_jobs(n, queue_was_empty),

@@ -59,7 +59,7 @@ trait Counts: SleepProtocol + 'static {
 impl Counts for JecSleep {
     fn check_counts(&self, capacity: usize, leaked: usize) -> Result<(), String> {
         let c = self.counters();
-        let inactive = c.inactive() as usize;
+        let inactive = c.inactive();
         if inactive > capacity || inactive < leaked || c.sleeping() > c.inactive() {
             return Err(format!(
                 "{c:?} with {leaked} searches leaked, for {capacity} workers"

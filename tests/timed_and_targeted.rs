@@ -264,7 +264,7 @@ trait AwakeIdle: SleepProtocol {
 
 impl AwakeIdle for JecSleep {
     fn awake_and_idle(&self) -> usize {
-        self.counters().awake_but_idle() as usize
+        self.counters().awake_but_idle()
     }
 }
 

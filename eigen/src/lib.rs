@@ -46,7 +46,7 @@ pub struct EigenSleep {
     /// Workers awake and idle, as in `NotifierSleep`.
     awake_idle: CachePadded<AtomicU32>,
     policy: IdlePolicy,
-    searcher_cap: Option<u32>,
+    searcher_cap: Option<usize>,
 }
 
 /// What an idle worker of an [`EigenSleep`] pool carries between rounds.
@@ -87,7 +87,7 @@ impl EigenSleep {
             .unwrap_or(32)
     }
 
-    fn first_round(&self, awake_idle: u32) -> u32 {
+    fn first_round(&self, awake_idle: usize) -> u32 {
         match self.searcher_cap {
             Some(cap) if awake_idle > cap => self.rounds_until_sleepy(),
             _ => 0,
@@ -125,11 +125,11 @@ impl EigenSleep {
             self.events.commit_wait(idle.worker);
         }
         drop(awake_again);
-        idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed));
+        idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed) as usize);
         WaitOutcome::Notified
     }
 
-    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_jobs(&self, n: usize, queue_was_empty: bool) {
         // One Notify(false) per job, as Eigen's pool does, but no more than
         // the awake idle workers cannot cover: NotifierSleep's rule, except
         // that the count is read here, before the first notify and its
@@ -137,7 +137,7 @@ impl EigenSleep {
         // argument of docs/notifier.md, "Why a post that wakes fewer than
         // `n` loses nothing", does not cover this peer.
         let awake = if queue_was_empty {
-            self.awake_idle.load(Ordering::Relaxed)
+            self.awake_idle.load(Ordering::Relaxed) as usize
         } else {
             0
         };
@@ -183,7 +183,7 @@ impl SleepProtocol for EigenSleep {
         let before = self.awake_idle.fetch_add(1, Ordering::Relaxed);
         EigenIdle {
             worker,
-            rounds: self.first_round(before + 1),
+            rounds: self.first_round(before as usize + 1),
         }
     }
 
@@ -213,11 +213,11 @@ impl SleepProtocol for EigenSleep {
         }
     }
 
-    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_internal_jobs(&self, n: usize, queue_was_empty: bool) {
         self.new_jobs(n, queue_was_empty);
     }
 
-    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_injected_jobs(&self, n: usize, queue_was_empty: bool) {
         self.new_jobs(n, queue_was_empty);
     }
 

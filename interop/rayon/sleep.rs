@@ -51,7 +51,7 @@ type Protocol = eventcount::JecSleep;
 const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
     IdlePolicy::rayon().max_searching_busy()
 } else if cfg!(feature = "pr1314-adaptive") {
-    IdlePolicy::rayon().sleep_after_empty_wake()
+    IdlePolicy::rayon().sleep_after_empty_wake(true)
 } else if cfg!(feature = "rayon-policy") {
     IdlePolicy::rayon()
 } else if cfg!(feature = "nocap") {

@@ -192,7 +192,7 @@ impl Policy {
             Policy::Default => "IdlePolicy::new()",
             Policy::Nocap => "IdlePolicy::new().max_searching_all()",
             Policy::Rayon => "IdlePolicy::rayon()",
-            Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake()",
+            Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake(true)",
             Policy::Pr1314Bounded => "IdlePolicy::rayon().max_searching_busy()",
         }
     }
@@ -204,7 +204,7 @@ impl Policy {
             Policy::Default => IdlePolicy::new(),
             Policy::Nocap => IdlePolicy::new().max_searching_all(),
             Policy::Rayon => IdlePolicy::rayon(),
-            Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(),
+            Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(true),
             Policy::Pr1314Bounded => IdlePolicy::rayon().max_searching_busy(),
         }
     }

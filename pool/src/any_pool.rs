@@ -29,7 +29,7 @@ pub enum PoolKind {
     /// `JecSleep` with rayon's fixed policy, `IdlePolicy::rayon()`.
     JecRayon,
     /// `JecSleep` with rayon PR #1314's default:
-    /// `IdlePolicy::rayon().sleep_after_empty_wake()`.
+    /// `IdlePolicy::rayon().sleep_after_empty_wake(true)`.
     Pr1314Adaptive,
     /// `JecSleep` with rayon PR #1314's bounded searchers:
     /// `IdlePolicy::rayon().max_searching_busy()`.
@@ -112,7 +112,7 @@ impl AnyPool {
             PoolKind::Notifier => notifier(policy),
             PoolKind::NotifierNoCap => notifier(policy.max_searching_all()),
             PoolKind::JecRayon => jec(IdlePolicy::rayon()),
-            PoolKind::Pr1314Adaptive => jec(IdlePolicy::rayon().sleep_after_empty_wake()),
+            PoolKind::Pr1314Adaptive => jec(IdlePolicy::rayon().sleep_after_empty_wake(true)),
             PoolKind::Pr1314Bounded => jec(IdlePolicy::rayon().max_searching_busy()),
             PoolKind::Eigen => Inner::Eigen(Pool::new(
                 threads,

@@ -30,7 +30,8 @@ pub(crate) const MAX_WORKERS: usize = THREAD_MASK as usize;
 const_assert!(JEC_SHIFT + 32 == u64::BITS);
 const_assert!(MAX_WORKERS == 65_535);
 
-/// A snapshot of [`JecSleep`](crate::JecSleep)'s counters, decoded.
+/// A snapshot of [`JecSleep`](crate::JecSleep)'s counters word, decoded
+/// (the layout is in [docs/jec-sleep.md](crate::docs::jec_sleep)).
 ///
 /// # Examples
 ///
@@ -41,40 +42,45 @@ const_assert!(MAX_WORKERS == 65_535);
 /// assert!(c.jec_is_active()); // nobody got sleepy yet
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Counters(u64);
+pub struct JecCounters(u64);
 
-impl Counters {
+impl JecCounters {
     /// Workers registered as asleep and not yet claimed by a waker.
-    pub fn sleeping(self) -> u32 {
-        ((self.0 >> SLEEPING_SHIFT) & THREAD_MASK) as u32
+    #[must_use]
+    pub fn sleeping(self) -> usize {
+        ((self.0 >> SLEEPING_SHIFT) & THREAD_MASK) as usize
     }
 
     /// Workers looking for work or asleep.
-    pub fn inactive(self) -> u32 {
-        ((self.0 >> INACTIVE_SHIFT) & THREAD_MASK) as u32
+    #[must_use]
+    pub fn inactive(self) -> usize {
+        ((self.0 >> INACTIVE_SHIFT) & THREAD_MASK) as usize
     }
 
     /// Workers looking for work and not asleep: they will find new work
     /// without being woken. (Saturating: the protocol keeps `sleeping <=
     /// inactive`, and a decoder must not panic on a word it is handed.)
-    pub fn awake_but_idle(self) -> u32 {
+    #[must_use]
+    pub fn awake_but_idle(self) -> usize {
         self.inactive().saturating_sub(self.sleeping())
     }
 
     /// The jobs event counter.
+    #[must_use]
     pub fn jec(self) -> u32 {
         (self.0 >> JEC_SHIFT) as u32
     }
 
     /// True when work was posted since the last worker got sleepy (odd JEC).
+    #[must_use]
     pub fn jec_is_active(self) -> bool {
         self.jec() & 1 == 1
     }
 }
 
-impl std::fmt::Debug for Counters {
+impl std::fmt::Debug for JecCounters {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Counters")
+        f.debug_struct("JecCounters")
             .field("sleeping", &self.sleeping())
             .field("inactive", &self.inactive())
             .field("jec", &self.jec())
@@ -110,8 +116,8 @@ impl AtomicCounters {
     /// acts on the counts does so after the PushFence or the SleepFence, or
     /// through a CAS on this word, which carry the handshakes.
     #[inline]
-    pub(crate) fn load(&self) -> Counters {
-        Counters(self.value.load(Ordering::Acquire))
+    pub(crate) fn load(&self) -> JecCounters {
+        JecCounters(self.value.load(Ordering::Acquire))
     }
 
     /// A worker starts looking for work, unless `workers` already are
@@ -122,10 +128,10 @@ impl AtomicCounters {
     /// count matters, and an RMW reads the latest count whatever its
     /// ordering; every model passes with Relaxed.
     #[inline]
-    pub(crate) fn try_add_inactive(&self, workers: usize) -> Result<Counters, Counters> {
+    pub(crate) fn try_add_inactive(&self, workers: usize) -> Result<JecCounters, JecCounters> {
         let mut current = self.load();
         loop {
-            if current.inactive() as usize >= workers {
+            if current.inactive() >= workers {
                 return Err(current);
             }
             match self.value.compare_exchange_weak(
@@ -135,7 +141,7 @@ impl AtomicCounters {
                 Ordering::Acquire,
             ) {
                 Ok(_) => return Ok(current),
-                Err(now) => current = Counters(now),
+                Err(now) => current = JecCounters(now),
             }
         }
     }
@@ -146,8 +152,8 @@ impl AtomicCounters {
     /// Load-bearing AcqRel: with Relaxed, loom finds a deadlock in
     /// `two_posters_two_sleepers`.
     #[inline]
-    pub(crate) fn sub_inactive(&self) -> Counters {
-        let old = Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
+    pub(crate) fn sub_inactive(&self) -> JecCounters {
+        let old = JecCounters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
         // The worker ending its search is awake, so it is inactive but not
         // sleeping: a sleeper let go before its waker uncounted it breaks
         // this (the CLAIMED state exists to prevent it).
@@ -164,7 +170,7 @@ impl AtomicCounters {
     /// passes with Relaxed.
     #[inline]
     pub(crate) fn sub_sleeping(&self) {
-        let old = Counters(self.value.fetch_sub(ONE_SLEEPING, Ordering::AcqRel));
+        let old = JecCounters(self.value.fetch_sub(ONE_SLEEPING, Ordering::AcqRel));
         debug_assert!(
             old.sleeping() > 0,
             "sub_sleeping: {old:?} had no sleeping worker"
@@ -177,7 +183,7 @@ impl AtomicCounters {
     /// in `internal_job_between_sleepy_and_sleeping`. Relaxed on failure:
     /// the caller loads the word again.
     #[inline]
-    pub(crate) fn try_add_sleeping(&self, old: Counters) -> bool {
+    pub(crate) fn try_add_sleeping(&self, old: JecCounters) -> bool {
         debug_assert!(old.sleeping() < old.inactive(), "try_add_sleeping: {old:?}");
         self.value
             .compare_exchange(
@@ -195,7 +201,7 @@ impl AtomicCounters {
     /// word, and the modification order alone decides that race; every model
     /// passes with Relaxed.
     #[inline]
-    pub(crate) fn increment_jec_if(&self, increment: impl Fn(Counters) -> bool) -> Counters {
+    pub(crate) fn increment_jec_if(&self, increment: impl Fn(JecCounters) -> bool) -> JecCounters {
         let mut current = self.load();
         loop {
             if !increment(current) {
@@ -203,7 +209,7 @@ impl AtomicCounters {
             }
             // wrapping_add: the JEC is the top field, so its wrap drops off
             // the word and leaves the thread counts alone.
-            let new = Counters(current.0.wrapping_add(ONE_JEC));
+            let new = JecCounters(current.0.wrapping_add(ONE_JEC));
             match self.value.compare_exchange_weak(
                 current.0,
                 new.0,
@@ -211,7 +217,7 @@ impl AtomicCounters {
                 Ordering::Acquire,
             ) {
                 Ok(_) => return new,
-                Err(now) => current = Counters(now),
+                Err(now) => current = JecCounters(now),
             }
         }
     }
@@ -243,13 +249,13 @@ mod tests {
 
     #[test]
     fn decodes_fields() {
-        let c = Counters(3 | (5 << INACTIVE_SHIFT) | (7 << JEC_SHIFT));
+        let c = JecCounters(3 | (5 << INACTIVE_SHIFT) | (7 << JEC_SHIFT));
         assert_eq!((c.sleeping(), c.inactive(), c.jec()), (3, 5, 7));
         assert_eq!(c.awake_but_idle(), 2);
         assert!(c.jec_is_active());
         assert_eq!(
             format!("{c:?}"),
-            "Counters { sleeping: 3, inactive: 5, jec: 7, jec_state: \"active\" }"
+            "JecCounters { sleeping: 3, inactive: 5, jec: 7, jec_state: \"active\" }"
         );
     }
 

@@ -2,18 +2,21 @@
 //! search rounds.
 
 use super::JecSleep;
-use crate::search::Search;
+use crate::idle::IdlePeriod;
+#[cfg(doc)]
+use crate::protocol::SleepProtocol;
 
-/// A worker's search in progress: returned by [`JecSleep::start_looking`],
-/// passed to [`JecSleep::no_work_found`] each empty round, and handed back
-/// to [`JecSleep::work_found`] when the search finds work (or the latch it
-/// waits on is set).
+/// A worker's search in progress: returned by
+/// [`start_looking`](SleepProtocol::start_looking), passed to
+/// [`no_work_found`](SleepProtocol::no_work_found) each empty round, and
+/// handed back to [`work_found`](SleepProtocol::work_found) when the search
+/// finds work (or the latch it waits on is set).
 ///
 /// It carries the search's rounds and learned budget, the JEC value
 /// remembered at the sleepy announcement, and the worker's searcher slot
 /// when the policy caps searchers.
 ///
-/// The search ends when this state goes: [`JecSleep::work_found`] takes it
+/// The search ends when this state goes: [`work_found`](SleepProtocol::work_found) takes it
 /// (and learns from the search), and dropping it ends the search too, with
 /// the same wakes but nothing learned, so a worker loop that unwinds while
 /// idle leaves the counters right. A job run after `work_found` may wait on
@@ -23,6 +26,8 @@ use crate::search::Search;
 /// # Examples
 ///
 /// ```
+/// use eventcount::SleepProtocol;
+///
 /// let sleep = eventcount::JecSleep::new(1);
 /// let idle = sleep.start_looking(0);
 /// assert_eq!(idle.worker(), 0);
@@ -34,7 +39,7 @@ use crate::search::Search;
 pub struct JecIdle<'a> {
     pub(super) sleep: &'a JecSleep,
     pub(super) worker: usize,
-    pub(super) search: Search,
+    pub(super) period: IdlePeriod,
     /// The JEC value remembered when this worker got sleepy.
     pub(super) sleepy_jec: Option<u32>,
 }
@@ -45,6 +50,8 @@ impl JecIdle<'_> {
     /// # Examples
     ///
     /// ```
+    /// use eventcount::SleepProtocol;
+    ///
     /// let sleep = eventcount::JecSleep::new(3);
     /// let idle = sleep.start_looking(2);
     /// assert_eq!(idle.worker(), 2);
@@ -61,6 +68,8 @@ impl JecIdle<'_> {
     /// # Examples
     ///
     /// ```
+    /// use eventcount::SleepProtocol;
+    ///
     /// let sleep = eventcount::JecSleep::new(1);
     /// let idle = sleep.start_looking(0);
     /// assert_eq!(idle.rounds(), 0);
@@ -68,7 +77,7 @@ impl JecIdle<'_> {
     /// ```
     #[must_use]
     pub fn rounds(&self) -> u32 {
-        self.search.rounds()
+        self.period.rounds()
     }
 }
 
@@ -76,7 +85,7 @@ impl JecIdle<'_> {
 impl JecIdle<'_> {
     /// Whether this search holds a searcher slot (for the loom models).
     pub(crate) fn holds_searcher_slot(&self) -> bool {
-        self.search.slot
+        self.period.slot
     }
 }
 
@@ -90,7 +99,7 @@ impl std::fmt::Debug for JecIdle<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JecIdle")
             .field("worker", &self.worker)
-            .field("search", &self.search)
+            .field("period", &self.period)
             .field("sleepy_jec", &self.sleepy_jec)
             .finish()
     }

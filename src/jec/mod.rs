@@ -1,26 +1,40 @@
 //! [`JecSleep`]: Rayon's jobs-event-counter sleep protocol as a reusable
 //! adapter. The protocol, its orderings and its proof sketch are in
 //! [docs/jec-sleep.md](crate::docs::jec_sleep); this file follows it step by step.
+//!
+//! | file          | what                                                      |
+//! |---------------|-----------------------------------------------------------|
+//! | `mod.rs`      | [`JecSleep`]: the rounds, the sleep, the posts and wakes   |
+//! | `counters.rs` | the packed counters word, and [`JecCounters`] that decodes it |
+//! | `worker.rs`   | one worker's sleep word, which wakers claim                |
+//! | `idle.rs`     | [`JecIdle`], what an idle worker carries between rounds    |
+//!
+//! The protocol's operations are the methods of [`SleepProtocol`] and
+//! nothing else, as for [`NotifierSleep`](crate::NotifierSleep): one
+//! contract, documented once on the trait, that a scheduler generic over
+//! the protocol and one that names `JecSleep` call in the same words, with
+//! no forwarding layer between the two to drift. What is inherent is what
+//! only this type has: its constructors, its policy, and its counters.
 
 mod counters;
 mod idle;
 mod worker;
 
+use std::time::Instant;
+
 use crossbeam_utils::CachePadded;
 
-use crate::budget::Kind;
 use crate::error::{all_looking, CapacityError, Count};
+use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
-use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step, WorkerIdle};
-use crate::searchers::SearcherSlots;
+use crate::protocol::SleepProtocol;
+use crate::stats::SleepStats;
 use crate::sync::{self, fence, Ordering};
 use counters::{AtomicCounters, MAX_WORKERS};
-use std::time::Instant;
 use worker::{Registration, Wake, WorkerSleep};
 
-pub use counters::Counters;
+pub use counters::JecCounters;
 pub use idle::JecIdle;
 
 /// The sleep manager of a pool of worker threads, after rayon-core's
@@ -58,7 +72,7 @@ pub use idle::JecIdle;
 /// One worker sleeping until an injected job arrives:
 ///
 /// ```
-/// use eventcount::{CoreLatch, JecSleep};
+/// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use std::sync::Arc;
 /// use std::thread;
@@ -122,6 +136,8 @@ impl JecSleep {
     /// # Examples
     ///
     /// ```
+    /// use eventcount::SleepProtocol;
+    ///
     /// assert_eq!(eventcount::JecSleep::new(4).capacity(), 4);
     /// ```
     pub fn new(workers: usize) -> JecSleep {
@@ -207,19 +223,6 @@ impl JecSleep {
         })
     }
 
-    /// The number of workers this manager was built for: their indices are
-    /// `0..capacity()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::JecSleep::new(2).capacity(), 2);
-    /// ```
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.workers.len()
-    }
-
     /// The idle policy in use.
     ///
     /// # Examples
@@ -241,43 +244,18 @@ impl JecSleep {
     /// assert_eq!(sleep.counters().sleeping(), 0);
     /// ```
     #[must_use]
-    pub fn counters(&self) -> Counters {
+    pub fn counters(&self) -> JecCounters {
         self.counters.load()
     }
 
-    /// How many times workers slept and wakers made a wake syscall.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_injected_jobs(1, true); // nobody sleeps: no syscall
-    /// assert_eq!(sleep.stats().wakes, 0);
-    /// ```
-    #[must_use]
-    pub fn stats(&self) -> crate::SleepStats {
-        self.workers
-            .iter()
-            .fold(crate::SleepStats::default(), |s, w| {
-                s.add(w.sleep.counts()).add_idle(&w.idle.counters)
-            })
-    }
-
-    /// Number of workers asleep right now (registered and not yet claimed
-    /// by a waker), read from the per-worker sleep words. A snapshot for
-    /// tests and monitoring.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::JecSleep::new(3).num_sleeping(), 0);
-    /// ```
-    #[must_use]
-    pub fn num_sleeping(&self) -> usize {
-        self.workers
-            .iter()
-            .filter(|w| w.sleep.is_sleeping())
-            .count()
+    /// (idle workers awake, busy workers), for rayon PR #1314's searcher
+    /// bound: every idle worker counts, a joining one included.
+    fn idle_counts(&self) -> (usize, usize) {
+        let c = self.counters.load();
+        (
+            c.awake_but_idle(),
+            self.workers.len().saturating_sub(c.inactive()),
+        )
     }
 
     fn worker(&self, operation: &str, index: usize) -> &Worker {
@@ -290,104 +268,12 @@ impl JecSleep {
         }
     }
 
-    /// Worker `worker` found nothing in its own queue and starts searching:
-    /// it counts as inactive until its search ends, when the returned state
-    /// goes to [`work_found`](JecSleep::work_found) or is dropped.
-    ///
-    /// # Panics
-    ///
-    /// - if `worker` is out of range;
-    /// - if every worker is already counted as looking, which means some
-    ///   earlier search was never ended (its state was leaked with
-    ///   `mem::forget`). The counters are left as they were: the count is
-    ///   checked before it is written. (The counters are anonymous, so a
-    ///   search left open while other workers are busy is caught only once
-    ///   the count is full.)
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// let idle = sleep.start_looking(1);
-    /// sleep.work_found(idle);
-    /// ```
-    #[inline]
-    pub fn start_looking(&self, worker: usize) -> JecIdle<'_> {
-        self.worker("start_looking", worker);
-        if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
-            panic!(
-                "start_looking: worker {worker} would be looking for work while {} \
-                 ({counters:?}); a search was started and never ended (was its JecIdle \
-                 leaked?)",
-                all_looking(self.workers.len())
-            );
-        }
-        JecIdle {
-            sleep: self,
-            worker,
-            search: Search::new(),
-            sleepy_jec: None,
-        }
-    }
-
-    /// Whether a phase of a search of `kind` may search, per the policy's
-    /// searcher bound; `slot` is the worker's searcher slot.
-    fn may_search(&self, kind: Kind, slot: &mut bool) -> bool {
-        match self.policy.searchers {
-            // rayon PR #1314: no more idle workers awake than busy ones,
-            // every idle worker counted, a joining one included.
-            Searchers::Busy => {
-                let c = self.counters.load();
-                let busy = (self.workers.len() as u32).saturating_sub(c.inactive());
-                c.awake_but_idle() <= busy.max(1)
-            }
-            // A joining worker waits for a job in flight: never capped.
-            _ if kind == Kind::Join => true,
-            _ => self.slots.try_take(slot),
-        }
-    }
-
-    /// The calling worker's search found work (or the latch it waited on
-    /// was set): it no longer counts as inactive. Takes the search's state,
-    /// learns from it (see [`IdlePolicy`]), and ends the search.
-    ///
-    /// Ending a search wakes up to two sleepers to help, as rayon-core does
-    /// whenever any worker leaves its idle loop; with a searcher cap, it
-    /// wakes one, and only if this worker was the last awake idle one (the
-    /// hand-off; see [docs/jec-sleep.md](crate::docs::jec_sleep), "work_found"). Dropping the state
-    /// ends the search the same way, without learning.
-    ///
-    /// # Panics
-    ///
-    /// If `idle` came from a different `JecSleep`. The state then ends its
-    /// own search as it unwinds, and this protocol is left as it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(1);
-    /// let idle = sleep.start_looking(0);
-    /// sleep.work_found(idle);
-    /// assert_eq!(sleep.counters().inactive(), 0);
-    /// ```
-    #[inline]
-    pub fn work_found(&self, mut idle: JecIdle<'_>) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "work_found: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
-        idle.search
-            .found(&self.policy, &self.workers[idle.worker].idle);
-        // Dropping the state ends the search: `end_search`.
-    }
-
     /// The end of a search, from the state's drop: uncount the worker,
     /// give back its searcher slot, and wake helpers.
     #[inline]
     fn end_search(&self, idle: &mut JecIdle<'_>) {
         let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.search.slot);
+        self.slots.release(&mut idle.period.slot);
         let to_wake = if self.slots.is_capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
             // search in its place. A post that an awake idle worker covered
@@ -408,112 +294,6 @@ impl JecSleep {
         }
     }
 
-    /// One empty search round. The rounds of the search pass per the
-    /// [`IdlePolicy`]; then the sleepy round announces sleepiness through
-    /// the JEC; the round after tries to sleep, which happens only if no job
-    /// was posted since, `latch` is not set, and `has_injected_jobs()` is
-    /// false after the sleeper is registered. `latch` also says which kind
-    /// of wait this is ([`CoreLatch::idle_loop`] or a job's latch), which
-    /// the first round of the search reads.
-    ///
-    /// `has_injected_jobs` must report work posted from outside the pool
-    /// (anything announced with `new_injected_jobs`): it is the final check
-    /// that makes a JEC rollover harmless.
-    ///
-    /// # Panics
-    ///
-    /// - if `idle` came from a different `JecSleep`;
-    /// - if, as the worker tries to sleep, another thread is asleep or
-    ///   registering with the same worker index (two threads use one
-    ///   index). That thread's sleep and the counters are left as they were,
-    ///   `latch` is back to unset, and the state ends its search as the
-    ///   caller unwinds;
-    /// - if, as the worker tries to sleep, another worker is asleep or about
-    ///   to sleep on `latch` (two workers share one latch; see
-    ///   [`CoreLatch`], "Panics"). Nothing is written: that worker is still
-    ///   woken when the latch is set.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep};
-    ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(1));
-    /// let latch = CoreLatch::new();
-    /// let mut idle = sleep.start_looking(0);
-    /// sleep.no_work_found(&mut idle, &latch, || false); // yields
-    /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
-    /// latch.set();
-    /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
-    /// sleep.work_found(idle);
-    /// ```
-    pub fn no_work_found(
-        &self,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_injected_jobs: impl FnOnce() -> bool,
-    ) {
-        let _ = self.round("no_work_found", idle, latch, has_injected_jobs, None);
-    }
-
-    /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
-    ///
-    /// - A round that starts before `deadline` is a round of
-    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
-    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
-    ///   ended that sleep: the worker is then back to searching and no
-    ///   longer counted as sleeping. Whether the timeout or a waker wins,
-    ///   the sleeping count stays exact: both race on one CAS of the
-    ///   worker's sleep word, and only the winner uncounts it.
-    /// - A round that starts after the deadline (`Instant::now() >=
-    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
-    ///   searching or sleeping, and the worker stays counted idle (inactive,
-    ///   not sleeping). Its idle period stays where it was: a sleepy worker
-    ///   tries to sleep at its next round, and the JEC it remembered still
-    ///   catches any post made since.
-    /// - Every other round returns [`WaitOutcome::Notified`].
-    ///
-    /// # Panics
-    ///
-    /// As [`no_work_found`](JecSleep::no_work_found).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, WaitOutcome};
-    /// use std::time::{Duration, Instant};
-    ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
-    /// let latch = CoreLatch::idle_loop();
-    /// let deadline = Instant::now() + Duration::from_millis(2);
-    /// let mut idle = sleep.start_looking(0);
-    /// let mut outcome = WaitOutcome::Notified;
-    /// while outcome != WaitOutcome::TimedOut {
-    ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
-    /// }
-    /// assert_eq!(sleep.counters().sleeping(), 0);
-    /// // Past the deadline, a round returns at once: no search, no sleep.
-    /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
-    /// assert_eq!(outcome, WaitOutcome::TimedOut);
-    /// assert_eq!(sleep.counters().inactive(), 1); // still idle
-    /// sleep.work_found(idle);
-    /// ```
-    pub fn no_work_found_until(
-        &self,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_injected_jobs: impl FnOnce() -> bool,
-        deadline: Instant,
-    ) -> WaitOutcome {
-        self.round(
-            "no_work_found_until",
-            idle,
-            latch,
-            has_injected_jobs,
-            Some(deadline),
-        )
-    }
-
     /// One empty round; a sleep it starts ends at `deadline` if given.
     #[inline]
     fn round(
@@ -521,7 +301,7 @@ impl JecSleep {
         operation: &str,
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
-        has_injected_jobs: impl FnOnce() -> bool,
+        has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
         assert!(
@@ -536,21 +316,22 @@ impl JecSleep {
             // remembered JEC still catches any post since).
             return WaitOutcome::TimedOut;
         }
-        let worker_idle = &self.workers[idle.worker].idle;
-        let step = idle
-            .search
-            .next_step(latch, &self.policy, worker_idle, |kind, slot| {
-                self.may_search(kind, slot)
-            });
+        let step = idle.period.next_step(
+            latch,
+            &self.policy,
+            &self.workers[idle.worker].idle,
+            &self.slots,
+            || self.idle_counts(),
+        );
         match step {
             Step::Search(round) => self.policy.pause(round),
             Step::Sleepy => {
                 // No longer searching: the slot goes to whoever needs it.
-                self.slots.release(&mut idle.search.slot);
+                self.slots.release(&mut idle.period.slot);
                 idle.sleepy_jec = Some(self.announce_sleepy());
                 sync::yield_now();
             }
-            Step::Sleep => return self.sleep(operation, idle, latch, has_injected_jobs, deadline),
+            Step::Sleep => return self.sleep(operation, idle, latch, has_work, deadline),
         }
         WaitOutcome::Notified
     }
@@ -569,7 +350,7 @@ impl JecSleep {
         operation: &str,
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
-        has_injected_jobs: impl FnOnce() -> bool,
+        has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> WaitOutcome {
         let worker = &self.workers[idle.worker].sleep;
@@ -592,7 +373,7 @@ impl JecSleep {
         // 3. SLEEPY -> SLEEPING; fails only if the latch was set meanwhile.
         if !latch.fall_asleep() {
             worker.abandon();
-            idle.search.search_again();
+            idle.period.search_again();
             return WaitOutcome::Notified;
         }
         let sleepy_jec = idle
@@ -606,7 +387,7 @@ impl JecSleep {
                 // round, then sleepy again (no new search phase).
                 worker.abandon();
                 idle.sleepy_jec = None;
-                idle.search.sleepy_again();
+                idle.period.sleepy_again();
                 latch.wake_up();
                 return WaitOutcome::Notified;
             }
@@ -617,7 +398,7 @@ impl JecSleep {
         // 5. Counted. A waker may already have found us registering.
         if worker.finish_registering() == Registration::WakeRequested {
             self.counters.sub_sleeping();
-            idle.search.search_again();
+            idle.period.search_again();
             latch.wake_up();
             return WaitOutcome::Notified;
         }
@@ -631,23 +412,23 @@ impl JecSleep {
             worker,
             latch,
         };
-        let work_is_waiting = has_injected_jobs();
+        let work_is_waiting = has_work();
         std::mem::forget(guard);
         if work_is_waiting {
             self.unregister(worker, latch);
-            idle.search.search_again();
+            idle.period.search_again();
             return WaitOutcome::Notified;
         }
         // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
-        idle.search.sleeping();
+        idle.period.sleeping();
         let counters = &self.workers[idle.worker].idle.counters;
         let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
-            idle.search.timed_out(counters);
+            idle.period.timed_out(counters);
             WaitOutcome::TimedOut
         } else {
-            idle.search.woken(counters);
+            idle.period.woken(counters);
             WaitOutcome::Notified
         };
         idle.sleepy_jec = None;
@@ -665,40 +446,8 @@ impl JecSleep {
         latch.wake_up();
     }
 
-    /// `n` jobs were pushed to a worker's own queue. No fence: missing them
-    /// costs parallelism, never liveness, because the pushing worker is
-    /// awake and will run them itself.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_internal_jobs(1, true); // nobody sleeps: a load and a CAS at most
-    /// ```
     #[inline]
-    pub fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
-        self.new_jobs(n, queue_was_empty);
-    }
-
-    /// `n` jobs were pushed to a queue that sleepers' final check reads
-    /// (the injector). Issues the PushFence first: either it or a sleeper's
-    /// SleepFence comes first, and either way the job is not slept through.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_injected_jobs(1, true);
-    /// ```
-    #[inline]
-    pub fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
-        // PushFence: pairs with the SleepFence in `sleep`.
-        fence(Ordering::SeqCst);
-        self.new_jobs(n, queue_was_empty);
-    }
-
-    #[inline]
-    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_jobs(&self, n: usize, queue_was_empty: bool) {
         // Make the JEC odd ("active") if it is even: sleepy workers see it.
         let counters = self.counters.increment_jec_if(|c| !c.jec_is_active());
         let sleeping = counters.sleeping();
@@ -709,7 +458,7 @@ impl JecSleep {
     }
 
     #[cold]
-    fn wake_for_new_jobs(&self, counters: Counters, n: u32, queue_was_empty: bool) {
+    fn wake_for_new_jobs(&self, counters: JecCounters, n: usize, queue_was_empty: bool) {
         let sleeping = counters.sleeping();
         if !queue_was_empty {
             // The queue already had work nobody took: wake for all of it.
@@ -720,72 +469,6 @@ impl JecSleep {
             if awake_but_idle < n {
                 self.wake_any((n - awake_but_idle).min(sleeping));
             }
-        }
-    }
-
-    /// The latch that worker `worker` sleeps against was set, and
-    /// [`CoreLatch::set`] said the worker was asleep: wake it.
-    ///
-    /// # Panics
-    ///
-    /// If `worker` is out of range.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, JecSleep};
-    ///
-    /// let sleep = JecSleep::new(1);
-    /// let latch = CoreLatch::new();
-    /// if latch.set() {
-    ///     sleep.notify_worker_latch_is_set(0);
-    /// }
-    /// ```
-    pub fn notify_worker_latch_is_set(&self, worker: usize) {
-        self.worker("notify_worker_latch_is_set", worker);
-        self.wake_specific(worker);
-    }
-
-    /// Set `latch`, owned by worker `owner`, and wake the owner if it sleeps.
-    ///
-    /// # Panics
-    ///
-    /// If `owner` is out of range.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, JecSleep};
-    ///
-    /// let sleep = JecSleep::new(1);
-    /// let latch = CoreLatch::new();
-    /// sleep.set_latch(&latch, 0);
-    /// assert!(latch.probe());
-    /// ```
-    pub fn set_latch(&self, latch: &CoreLatch, owner: usize) {
-        self.worker("set_latch", owner);
-        if latch.set() {
-            self.wake_specific(owner);
-        }
-    }
-
-    /// Wake every worker, for shutdown: make the shutdown condition visible
-    /// to `has_injected_jobs` (or set every worker's latch) first, then call
-    /// this. It starts with a SeqCst fence, so a worker that registers as a
-    /// sleeper afterwards sees the condition in its final check.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(4);
-    /// sleep.wake_all();
-    /// ```
-    pub fn wake_all(&self) {
-        // WakeAllFence: pairs with the SleepFence as the PushFence does, so a
-        // worker registering after it sees the shutdown in its final check.
-        fence(Ordering::SeqCst);
-        for index in 0..self.workers.len() {
-            self.wake_specific(index);
         }
     }
 
@@ -806,7 +489,7 @@ impl JecSleep {
     }
 
     /// Wake up to `n` workers, scanning from index 0 as rayon-core does.
-    fn wake_any(&self, mut n: u32) {
+    fn wake_any(&self, mut n: usize) {
         if n == 0 {
             return;
         }
@@ -833,8 +516,354 @@ impl JecSleep {
     }
 }
 
+impl SleepProtocol for JecSleep {
+    type Idle<'a> = JecIdle<'a>;
+
+    const MAX_CAPACITY: usize = JecSleep::MAX_CAPACITY;
+
+    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        JecSleep::try_with_policy(workers, policy)
+    }
+
+    /// The number of workers this manager was built for: their indices are
+    /// `0..capacity()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// assert_eq!(eventcount::JecSleep::new(2).capacity(), 2);
+    /// ```
+    fn capacity(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Worker `worker` found nothing in its own queue and starts searching:
+    /// it counts as inactive until its search ends, when the returned state
+    /// goes to [`work_found`](JecSleep::work_found) or is dropped.
+    ///
+    /// # Panics
+    ///
+    /// - if `worker` is out of range;
+    /// - if every worker is already counted as looking, which means some
+    ///   earlier search was never ended (its state was leaked with
+    ///   `mem::forget`). The counters are left as they were: the count is
+    ///   checked before it is written. (The counters are anonymous, so a
+    ///   search left open while other workers are busy is caught only once
+    ///   the count is full.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// let idle = sleep.start_looking(1);
+    /// sleep.work_found(idle);
+    /// ```
+    #[inline]
+    fn start_looking(&self, worker: usize) -> JecIdle<'_> {
+        self.worker("start_looking", worker);
+        if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
+            panic!(
+                "start_looking: worker {worker} would be looking for work while {} \
+                 ({counters:?}); a search was started and never ended (was its JecIdle \
+                 leaked?)",
+                all_looking(self.workers.len())
+            );
+        }
+        JecIdle {
+            sleep: self,
+            worker,
+            period: IdlePeriod::new(),
+            sleepy_jec: None,
+        }
+    }
+
+    /// One empty search round. The rounds of the search pass per the
+    /// [`IdlePolicy`]; then the sleepy round announces sleepiness through
+    /// the JEC; the round after tries to sleep, which happens only if no job
+    /// was posted since, `latch` is not set, and `has_work()` is
+    /// false after the sleeper is registered. `latch` also says which kind
+    /// of wait this is ([`CoreLatch::idle_loop`] or a job's latch), which
+    /// the first round of the search reads.
+    ///
+    /// `has_work` must report work posted from outside the pool
+    /// (anything announced with `new_injected_jobs`): it is the final check
+    /// that makes a JEC rollover harmless.
+    ///
+    /// # Panics
+    ///
+    /// - if `idle` came from a different `JecSleep`;
+    /// - if, as the worker tries to sleep, another thread is asleep or
+    ///   registering with the same worker index (two threads use one
+    ///   index). That thread's sleep and the counters are left as they were,
+    ///   `latch` is back to unset, and the state ends its search as the
+    ///   caller unwinds;
+    /// - if, as the worker tries to sleep, another worker is asleep or about
+    ///   to sleep on `latch` (two workers share one latch; see
+    ///   [`CoreLatch`], "Panics"). Nothing is written: that worker is still
+    ///   woken when the latch is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(1));
+    /// let latch = CoreLatch::new();
+    /// let mut idle = sleep.start_looking(0);
+    /// sleep.no_work_found(&mut idle, &latch, || false); // yields
+    /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
+    /// latch.set();
+    /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
+    /// sleep.work_found(idle);
+    /// ```
+    fn no_work_found(
+        &self,
+        idle: &mut JecIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+    ) {
+        let _ = self.round("no_work_found", idle, latch, has_work, None);
+    }
+
+    /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
+    ///
+    /// - A round that starts before `deadline` is a round of
+    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
+    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
+    ///   ended that sleep: the worker is then back to searching and no
+    ///   longer counted as sleeping. Whether the timeout or a waker wins,
+    ///   the sleeping count stays exact: both race on one CAS of the
+    ///   worker's sleep word, and only the winner uncounts it.
+    /// - A round that starts after the deadline (`Instant::now() >=
+    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
+    ///   searching or sleeping, and the worker stays counted idle (inactive,
+    ///   not sleeping). Its idle period stays where it was: a sleepy worker
+    ///   tries to sleep at its next round, and the JEC it remembered still
+    ///   catches any post made since.
+    /// - Every other round returns [`WaitOutcome::Notified`].
+    ///
+    /// # Panics
+    ///
+    /// As [`no_work_found`](JecSleep::no_work_found).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol, WaitOutcome};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+    /// let latch = CoreLatch::idle_loop();
+    /// let deadline = Instant::now() + Duration::from_millis(2);
+    /// let mut idle = sleep.start_looking(0);
+    /// let mut outcome = WaitOutcome::Notified;
+    /// while outcome != WaitOutcome::TimedOut {
+    ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    /// }
+    /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// // Past the deadline, a round returns at once: no search, no sleep.
+    /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    /// assert_eq!(outcome, WaitOutcome::TimedOut);
+    /// assert_eq!(sleep.counters().inactive(), 1); // still idle
+    /// sleep.work_found(idle);
+    /// ```
+    fn no_work_found_until(
+        &self,
+        idle: &mut JecIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Instant,
+    ) -> WaitOutcome {
+        self.round("no_work_found_until", idle, latch, has_work, Some(deadline))
+    }
+
+    /// The calling worker's search found work (or the latch it waited on
+    /// was set): it no longer counts as inactive. Takes the search's state,
+    /// learns from it (see [`IdlePolicy`]), and ends the search.
+    ///
+    /// Ending a search wakes up to two sleepers to help, as rayon-core does
+    /// whenever any worker leaves its idle loop; with a searcher cap, it
+    /// wakes one, and only if this worker was the last awake idle one (the
+    /// hand-off; see [docs/jec-sleep.md](crate::docs::jec_sleep), "work_found"). Dropping the state
+    /// ends the search the same way, without learning.
+    ///
+    /// # Panics
+    ///
+    /// If `idle` came from a different `JecSleep`. The state then ends its
+    /// own search as it unwinds, and this protocol is left as it was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(1);
+    /// let idle = sleep.start_looking(0);
+    /// sleep.work_found(idle);
+    /// assert_eq!(sleep.counters().inactive(), 0);
+    /// ```
+    #[inline]
+    fn work_found(&self, mut idle: JecIdle<'_>) {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "work_found: the JecIdle of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        idle.period
+            .found(&self.policy, &self.workers[idle.worker].idle);
+        // Dropping the state ends the search: `end_search`.
+    }
+
+    /// `n` jobs were pushed to a worker's own queue. No fence: missing them
+    /// costs parallelism, never liveness, because the pushing worker is
+    /// awake and will run them itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_internal_jobs(1, true); // nobody sleeps: a load and a CAS at most
+    /// ```
+    #[inline]
+    fn new_internal_jobs(&self, n: usize, queue_was_empty: bool) {
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    /// `n` jobs were pushed to a queue that sleepers' final check reads
+    /// (the injector). Issues the PushFence first: either it or a sleeper's
+    /// SleepFence comes first, and either way the job is not slept through.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_injected_jobs(1, true);
+    /// ```
+    #[inline]
+    fn new_injected_jobs(&self, n: usize, queue_was_empty: bool) {
+        // PushFence: pairs with the SleepFence in `sleep`.
+        fence(Ordering::SeqCst);
+        self.new_jobs(n, queue_was_empty);
+    }
+
+    /// The latch that worker `worker` sleeps against was set, and
+    /// [`CoreLatch::set`] said the worker was asleep: wake it.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::new(1);
+    /// let latch = CoreLatch::new();
+    /// if latch.set() {
+    ///     sleep.notify_worker_latch_is_set(0);
+    /// }
+    /// ```
+    fn notify_worker_latch_is_set(&self, worker: usize) {
+        self.worker("notify_worker_latch_is_set", worker);
+        self.wake_specific(worker);
+    }
+
+    /// Set `latch`, owned by worker `owner`, and wake the owner if it sleeps.
+    ///
+    /// # Panics
+    ///
+    /// If `owner` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::new(1);
+    /// let latch = CoreLatch::new();
+    /// sleep.set_latch(&latch, 0);
+    /// assert!(latch.probe());
+    /// ```
+    fn set_latch(&self, latch: &CoreLatch, owner: usize) {
+        self.worker("set_latch", owner);
+        if latch.set() {
+            self.wake_specific(owner);
+        }
+    }
+
+    /// Wake every worker, for shutdown: make the shutdown condition visible
+    /// to `has_work` (or set every worker's latch) first, then call
+    /// this. It starts with a SeqCst fence, so a worker that registers as a
+    /// sleeper afterwards sees the condition in its final check.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(4);
+    /// sleep.wake_all();
+    /// ```
+    fn wake_all(&self) {
+        // WakeAllFence: pairs with the SleepFence as the PushFence does, so a
+        // worker registering after it sees the shutdown in its final check.
+        fence(Ordering::SeqCst);
+        for index in 0..self.workers.len() {
+            self.wake_specific(index);
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "jec"
+    }
+
+    /// How many times workers slept and wakers made a wake syscall.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// sleep.new_injected_jobs(1, true); // nobody sleeps: no syscall
+    /// assert_eq!(sleep.stats().wakes, 0);
+    /// ```
+    fn stats(&self) -> SleepStats {
+        self.workers.iter().fold(SleepStats::default(), |s, w| {
+            w.idle.counters.add_to(s.add(w.sleep.counts()))
+        })
+    }
+
+    /// Number of workers asleep right now (registered and not yet claimed
+    /// by a waker), read from the per-worker sleep words. A snapshot for
+    /// tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// assert_eq!(eventcount::JecSleep::new(3).num_sleeping(), 0);
+    /// ```
+    fn num_sleeping(&self) -> usize {
+        self.workers
+            .iter()
+            .filter(|w| w.sleep.is_sleeping())
+            .count()
+    }
+}
+
 /// Runs `unregister` if the caller's final check unwinds, so a panicking
-/// `has_injected_jobs` leaves neither a phantom sleeper in the counters nor
+/// `has_work` leaves neither a phantom sleeper in the counters nor
 /// the latch stuck at SLEEPING.
 struct Unregister<'a> {
     sleep: &'a JecSleep,
@@ -859,9 +888,6 @@ impl std::fmt::Debug for JecSleep {
             .finish()
     }
 }
-
-#[cfg(all(test, loom))]
-mod loom_tests;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

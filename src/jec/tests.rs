@@ -8,8 +8,9 @@
 //! duration.
 
 use super::{JecIdle, JecSleep};
+use crate::idle::IdlePolicy;
 use crate::latch::CoreLatch;
-use crate::policy::IdlePolicy;
+use crate::protocol::SleepProtocol;
 use crate::test_support::{
     assert_counts, end_search, registered_round, sleepy_round, sleepy_worker, with_watchdog,
     FinalCheck,

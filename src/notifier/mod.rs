@@ -1,24 +1,39 @@
 //! [`Notifier`]: a two-phase event count with a lock-free stack of prepared
 //! waiters (every waiter from its `prepare_wait` on), each parked on its own
-//! futex word.
+//! futex word; and what is built on it.
 //!
 //! The protocol, its orderings and the proof that no wakeup is lost are in
 //! [docs/notifier.md](crate::docs::notifier); this file follows it step by step.
+//!
+//! | file            | what                                                        |
+//! |-----------------|-------------------------------------------------------------|
+//! | `mod.rs`        | [`Notifier`]: prepare, commit, cancel and the notifies       |
+//! | `state.rs`      | the packed state word: the waiter stack's top and its epoch  |
+//! | `slot.rs`       | one waiter slot: the futex word its owner sleeps on, its link |
+//! | `token.rs`      | [`PreparedWait`], one prepare's commit-or-cancel, as a type   |
+//! | `waiter_ids.rs` | [`WaiterIds`], slot ids for waiters that come and go          |
+//! | `sleep.rs`      | [`NotifierSleep`], the notifier as a pool's sleep protocol    |
 
+mod sleep;
 mod slot;
 mod state;
 mod token;
+mod waiter_ids;
+
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
 use crate::error::CapacityError;
 use crate::outcome::WaitOutcome;
+use crate::stats::SleepStats;
 use crate::sync::{fence, AtomicU64, Ordering};
 use slot::{Claim, Delivery, ParkEnd, Slot, Withdrawal, CANCELLED, PARKED};
 use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH};
-use std::time::{Duration, Instant};
 
+pub use sleep::{NotifierIdle, NotifierSleep};
 pub use token::PreparedWait;
+pub use waiter_ids::{WaiterId, WaiterIds};
 
 /// An event count: lets worker threads sleep until a condition they check
 /// themselves (usually "some queue is non-empty") may have become true,
@@ -219,12 +234,10 @@ impl Notifier {
     /// assert_eq!(n.stats().waits, 0);
     /// ```
     #[must_use]
-    pub fn stats(&self) -> crate::SleepStats {
+    pub fn stats(&self) -> SleepStats {
         self.slots
             .iter()
-            .fold(crate::SleepStats::default(), |s, slot| {
-                s.add(slot.futex.counts())
-            })
+            .fold(SleepStats::default(), |s, slot| s.add(slot.futex.counts()))
     }
 
     /// Phase one of a wait: announce that slot `wid` is about to sleep.
@@ -801,7 +814,5 @@ impl Notifier {
     }
 }
 
-#[cfg(all(test, loom))]
-mod loom_tests;
 #[cfg(all(test, not(loom)))]
 mod tests;

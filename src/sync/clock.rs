@@ -8,10 +8,11 @@
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom a stopwatch therefore advances by a fixed
 //! step, [`LOOM_STEP`], each time it is read. A search phase reads it once
-//! when it starts and once per round, so the default policy's largest
-//! budget (200 µs) lasts two rounds in a model, and a budget under one step
-//! none; every sleep measures a step or two. The models choose their
-//! budgets with that in mind (`protocol/loom_tests.rs`).
+//! when it starts and once per round, so a budget of three steps lasts two
+//! rounds in a model, and a budget under one step none; every sleep
+//! measures a step or two. The idle policy sizes the step from its largest
+//! default budget, and the models choose their budgets with that in mind
+//! (`src/models/protocols.rs`).
 
 /// A running measurement, started by [`Stopwatch::start`].
 #[derive(Clone, Copy, Debug)]
@@ -22,11 +23,12 @@ pub(crate) struct Stopwatch {
     reads: u64,
 }
 
-/// Under loom, how far a stopwatch advances per read, in nanoseconds: a
-/// third of the default policy's largest search budget, rounded up, so
-/// that budget lasts two rounds in a model.
-#[cfg(all(test, loom))]
-pub(crate) const LOOM_STEP: u64 = (crate::policy::DEFAULT_MAX_SEARCH_NS as u64).div_ceil(3);
+/// Under loom, how far a stopwatch advances per read, in nanoseconds. The
+/// idle policy checks at compile time that this is a third of its largest
+/// default search budget, rounded up, so that budget lasts two rounds in a
+/// model (`src/idle/policy.rs`).
+#[cfg_attr(not(all(test, loom)), allow(dead_code))]
+pub(crate) const LOOM_STEP: u64 = 66_667;
 
 impl Stopwatch {
     /// A stopwatch reading zero now.

@@ -2,7 +2,9 @@
 //!
 //! Every protocol file imports atomics, fences, hints and the futex word
 //! from here, never from `std` or `loom` directly. This is the one place
-//! that chooses, by `cfg`, which backend a build gets:
+//! that chooses, by `cfg`, which backend a build gets, and the ground of
+//! the crate: nothing here imports from any other module of the crate
+//! (`scripts/layers.py` checks it). [`ParkingBackend`] names the choice:
 //!
 //! | build                                              | atomics, hints | parking (`Parker`)                                  | file          |
 //! |----------------------------------------------------|----------------|-----------------------------------------------------|---------------|
@@ -52,10 +54,12 @@ mod backend;
 #[path = "park.rs"]
 mod backend;
 mod clock;
+mod kind;
 mod word;
 
-pub(crate) use backend::{fence, spin_loop, yield_now, AtomicU32, AtomicU64, Ordering, KIND};
-pub(crate) use clock::Stopwatch;
+pub(crate) use backend::{fence, spin_loop, yield_now, AtomicU32, AtomicU64, Ordering};
+pub(crate) use clock::{Stopwatch, LOOM_STEP};
+pub use kind::{parking_backend, ParkingBackend};
 pub(crate) use word::Futex;
 
 /// Atomics that the loom models do not see, for values that only one

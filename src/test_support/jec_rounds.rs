@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::{CoreLatch, FinalCheck, JecIdle, JecSleep, WaitOutcome};
+use super::{CoreLatch, FinalCheck, JecIdle, JecSleep, SleepProtocol, WaitOutcome};
 
 /// One sleepy round of `no_work_found`, on a policy sleepy at this round:
 /// the JEC must end even and the final check not run (it would report work,

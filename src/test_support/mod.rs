@@ -35,4 +35,4 @@ pub use {
 };
 
 // The crate under test, as the parent module names it (see above).
-use super::{CoreLatch, Counters, JecIdle, JecSleep, Notifier, WaitOutcome};
+use super::{CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, SleepProtocol, WaitOutcome};

@@ -27,4 +27,4 @@ pub use {
 };
 
 // What src/test_support reaches through `super::`: the crate under test.
-use eventcount::{CoreLatch, Counters, JecIdle, JecSleep, Notifier, WaitOutcome};
+use eventcount::{CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, SleepProtocol, WaitOutcome};

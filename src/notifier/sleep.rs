@@ -1,19 +1,25 @@
 //! [`NotifierSleep`]: the [`Notifier`] behind the [`SleepProtocol`] trait,
-//! with an [`IdlePolicy`] for the rounds before a worker sleeps.
+//! with an [`IdlePolicy`] for the rounds before a worker sleeps. It lives
+//! beside the notifier it adapts, as `JecSleep` lives in `src/jec/`.
+//!
+//! The protocol's operations are the methods of [`SleepProtocol`] and
+//! nothing else, as for [`JecSleep`](crate::JecSleep): one contract,
+//! documented once on the trait, that a scheduler generic over the protocol
+//! and one that names `NotifierSleep` call in the same words, with no
+//! forwarding layer between the two to drift. What is inherent is what only
+//! this type has: its constructors, its policy, the notifier inside and its
+//! count of awake idle workers.
 
 use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
-use super::SleepProtocol;
-use crate::budget::Kind;
+use super::{Notifier, PreparedWait};
 use crate::error::{all_looking, CapacityError, Count};
+use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
 use crate::latch::CoreLatch;
-use crate::notifier::{Notifier, PreparedWait};
 use crate::outcome::WaitOutcome;
-use crate::policy::{IdlePolicy, Searchers};
-use crate::search::{Search, Step, WorkerIdle};
-use crate::searchers::SearcherSlots;
+use crate::protocol::SleepProtocol;
 use crate::stats::SleepStats;
 use crate::sync::{AtomicU32, Ordering};
 
@@ -83,7 +89,7 @@ pub struct NotifierSleep {
 pub struct NotifierIdle<'a> {
     sleep: &'a NotifierSleep,
     worker: usize,
-    search: Search,
+    period: IdlePeriod,
     /// The announcement: the worker is on the waiter stack, out of the
     /// awake idle count, and its caller is making its last search.
     prepared: Option<PreparedWait<'a>>,
@@ -93,7 +99,7 @@ pub struct NotifierIdle<'a> {
 impl NotifierIdle<'_> {
     /// Whether this search holds a searcher slot (for the loom models).
     pub(crate) fn holds_searcher_slot(&self) -> bool {
-        self.search.slot
+        self.period.slot
     }
 }
 
@@ -133,6 +139,8 @@ impl NotifierSleep {
     /// # Examples
     ///
     /// ```
+    /// use eventcount::SleepProtocol;
+    ///
     /// let sleep = eventcount::NotifierSleep::new(8);
     /// assert_eq!(sleep.capacity(), 8);
     /// ```
@@ -240,34 +248,9 @@ impl NotifierSleep {
         &self.policy
     }
 
-    /// The number of workers this protocol was built for: their indices
-    /// are `0..capacity()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::NotifierSleep::new(3).capacity(), 3);
-    /// ```
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.notifier.capacity()
-    }
-
-    /// Workers asleep right now: a snapshot, for tests and monitoring.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::NotifierSleep::new(3).num_sleeping(), 0);
-    /// ```
-    #[must_use]
-    pub fn num_sleeping(&self) -> usize {
-        self.notifier.num_sleeping()
-    }
-
     /// Workers awake and idle right now: between `start_looking` (or a
     /// wake) and the end of their search (or their announcement, the round
-    /// before they try to sleep). At most [`capacity`](NotifierSleep::capacity).
+    /// before they try to sleep). At most [`capacity`](SleepProtocol::capacity).
     /// A snapshot, for tests and monitoring.
     ///
     /// # Examples
@@ -284,21 +267,6 @@ impl NotifierSleep {
     #[must_use]
     pub fn awake_idle(&self) -> usize {
         self.awake_idle.load(Ordering::Relaxed) as usize
-    }
-
-    /// How many times workers slept and wakers made a wake syscall.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::NotifierSleep::new(2);
-    /// assert_eq!(sleep.stats().waits, 0);
-    /// ```
-    #[must_use]
-    pub fn stats(&self) -> SleepStats {
-        self.workers_idle
-            .iter()
-            .fold(self.notifier.stats(), |s, w| s.add_idle(&w.counters))
     }
 }
 
@@ -331,6 +299,17 @@ impl NotifierSleep {
         self.slots.taken()
     }
 
+    /// (idle workers awake, busy workers), for rayon PR #1314's searcher
+    /// bound. This protocol does not count its sleepers, so they count as
+    /// busy here.
+    fn idle_counts(&self) -> (usize, usize) {
+        let awake_idle = self.awake_idle();
+        (
+            awake_idle,
+            self.notifier.capacity().saturating_sub(awake_idle),
+        )
+    }
+
     /// One empty round; a sleep it starts ends at `deadline` if given.
     fn round(
         &self,
@@ -351,18 +330,19 @@ impl NotifierSleep {
         if let Some(wait) = idle.prepared.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline);
         }
-        let step = idle.search.next_step(
+        let step = idle.period.next_step(
             latch,
             &self.policy,
             &self.workers_idle[idle.worker],
-            |kind, slot| self.may_search(kind, slot),
+            &self.slots,
+            || self.idle_counts(),
         );
         if let Step::Search(round) = step {
             self.policy.pause(round);
             return WaitOutcome::Notified;
         }
         // 1. The search is over: no longer a searcher.
-        self.slots.release(&mut idle.search.slot);
+        self.slots.release(&mut idle.period.slot);
         // 2. The announcement starts with a claim of the worker's waiter
         //    slot: a slot in use means another thread waits as this worker,
         //    and it is refused before anything is written.
@@ -404,7 +384,7 @@ impl NotifierSleep {
             self.notifier.cancel_wait(wait);
             // Relaxed, as every increment of the count (see AwakeAgain).
             self.awake_idle.fetch_add(1, Ordering::Relaxed);
-            idle.search.sleepy_again();
+            idle.period.sleepy_again();
         }
         WaitOutcome::TimedOut
     }
@@ -440,11 +420,11 @@ impl NotifierSleep {
         // 6. The final check, as the protocols' contract names it.
         let outcome = if !asleep || has_work() {
             self.notifier.cancel_wait(wait);
-            idle.search.search_again();
+            idle.period.search_again();
             WaitOutcome::Notified
         } else {
             // 7. Sleep until notified, or until the deadline.
-            idle.search.sleeping();
+            idle.period.sleeping();
             let outcome = match deadline {
                 Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
                 None => {
@@ -454,32 +434,14 @@ impl NotifierSleep {
             };
             let counters = &self.workers_idle[idle.worker].counters;
             match outcome {
-                WaitOutcome::Notified => idle.search.woken(counters),
-                WaitOutcome::TimedOut => idle.search.timed_out(counters),
+                WaitOutcome::Notified => idle.period.woken(counters),
+                WaitOutcome::TimedOut => idle.period.timed_out(counters),
             }
             outcome
         };
         // 8. Awake again.
         drop(awake_again);
         outcome
-    }
-
-    /// Whether a phase of a search of `kind` may search, per the policy's
-    /// searcher bound; `slot` is the worker's searcher slot.
-    fn may_search(&self, kind: Kind, slot: &mut bool) -> bool {
-        match self.policy.searchers {
-            // rayon PR #1314: no more idle workers awake than busy ones.
-            // This protocol does not count its sleepers, so they count as
-            // busy here.
-            Searchers::Busy => {
-                let awake_idle = self.awake_idle.load(Ordering::Relaxed);
-                let busy = (self.capacity() as u32).saturating_sub(awake_idle);
-                awake_idle <= busy.max(1)
-            }
-            // A joining worker waits for a job in flight: never capped.
-            _ if kind == Kind::Join => true,
-            _ => self.slots.try_take(slot),
-        }
     }
 
     /// The end of a search, from the idle state's drop: uncount the worker
@@ -491,7 +453,7 @@ impl NotifierSleep {
     /// notification it was handed goes on to the next waiter), and hands
     /// off if nobody is left awake and idle.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
-        self.slots.release(&mut idle.search.slot);
+        self.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {
             Some(wait) => {
                 self.notifier.cancel_wait(wait);
@@ -508,8 +470,8 @@ impl NotifierSleep {
     /// cannot cover. When the queue was not empty, nobody took the earlier
     /// work, so wake for all `n` (rayon's rule).
     #[inline]
-    fn new_jobs(&self, n: u32, queue_was_empty: bool) {
-        self.notifier.notify_up_to(n as usize, |n| {
+    fn new_jobs(&self, n: usize, queue_was_empty: bool) {
+        self.notifier.notify_up_to(n, |n| {
             if queue_was_empty {
                 // After the NotifyFence: a worker that left this count before
                 // its WaitFence is not in it, and one still in it will see
@@ -531,8 +493,18 @@ impl SleepProtocol for NotifierSleep {
         NotifierSleep::try_with_policy(workers, policy)
     }
 
+    /// The number of workers this protocol was built for: their indices
+    /// are `0..capacity()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// assert_eq!(eventcount::NotifierSleep::new(3).capacity(), 3);
+    /// ```
     fn capacity(&self) -> usize {
-        NotifierSleep::capacity(self)
+        self.notifier.capacity()
     }
 
     #[inline]
@@ -561,7 +533,7 @@ impl SleepProtocol for NotifierSleep {
         NotifierIdle {
             sleep: self,
             worker,
-            search: Search::new(),
+            period: IdlePeriod::new(),
             prepared: None,
         }
     }
@@ -592,18 +564,18 @@ impl SleepProtocol for NotifierSleep {
             "work_found: the idle state of worker {} belongs to a different NotifierSleep",
             idle.worker
         );
-        idle.search
+        idle.period
             .found(&self.policy, &self.workers_idle[idle.worker]);
         // Dropping the state ends the search: `end_search`.
     }
 
     #[inline]
-    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_internal_jobs(&self, n: usize, queue_was_empty: bool) {
         self.new_jobs(n, queue_was_empty);
     }
 
     #[inline]
-    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool) {
+    fn new_injected_jobs(&self, n: usize, queue_was_empty: bool) {
         self.new_jobs(n, queue_was_empty);
     }
 
@@ -626,11 +598,32 @@ impl SleepProtocol for NotifierSleep {
         "notifier"
     }
 
+    /// How many times workers slept and wakers made a wake syscall.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::NotifierSleep::new(2);
+    /// assert_eq!(sleep.stats().waits, 0);
+    /// ```
     fn stats(&self) -> SleepStats {
-        NotifierSleep::stats(self)
+        self.workers_idle
+            .iter()
+            .fold(self.notifier.stats(), |s, w| w.counters.add_to(s))
     }
 
+    /// Workers asleep right now: a snapshot, for tests and monitoring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// assert_eq!(eventcount::NotifierSleep::new(3).num_sleeping(), 0);
+    /// ```
     fn num_sleeping(&self) -> usize {
-        NotifierSleep::num_sleeping(self)
+        self.notifier.num_sleeping()
     }
 }

@@ -1,16 +1,19 @@
-//! [`Search`]: one worker's idle period, as both protocols step it: which
-//! kind of wait it is, how long its search may last, and what its sleeps
-//! teach the worker's budget ([docs/idle-policy.md](crate::docs::idle_policy)).
+//! [`IdlePeriod`]: one worker's idle period, as both protocols step it:
+//! which kind of wait it is, how long its search may last, and what its
+//! sleeps teach the worker's budget
+//! ([docs/idle-policy.md](crate::docs::idle_policy)).
 //!
 //! An idle period is a run of *phases*. Each phase searches (rounds that
 //! pause), then gets sleepy, then tries to sleep; a wake starts a new
 //! phase. The protocols decide what "sleepy" and "sleep" mean; this type
-//! only decides when each comes, from the [`IdlePolicy`], and learns.
+//! only decides when each comes, from the [`IdlePolicy`] and the searcher
+//! cap, and learns.
 
-use crate::budget::{Budgets, Kind, Outcome, SHORT_SLEEP_NS};
-use crate::latch::CoreLatch;
-use crate::policy::{IdlePolicy, Search as Length};
-use crate::stats::IdleCounters;
+use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
+use super::counters::IdleCounters;
+use super::policy::{IdlePolicy, SearchLength};
+use super::searchers::SearcherSlots;
+use crate::latch::{CoreLatch, WaitKind};
 use crate::sync::Stopwatch;
 
 /// What an empty round does next.
@@ -53,9 +56,9 @@ impl WorkerIdle {
 
 /// One idle period of one worker.
 #[derive(Debug)]
-pub(crate) struct Search {
+pub(crate) struct IdlePeriod {
     /// Set at the first empty round, from the latch.
-    kind: Kind,
+    kind: WaitKind,
     phase: Phase,
     /// Rounds searched in this phase.
     rounds: u32,
@@ -75,10 +78,10 @@ pub(crate) struct Search {
     pub(crate) slot: bool,
 }
 
-impl Search {
+impl IdlePeriod {
     pub(crate) fn new() -> Self {
-        Search {
-            kind: Kind::Idle,
+        IdlePeriod {
+            kind: WaitKind::Idle,
             phase: Phase::Start,
             rounds: 0,
             budget_ns: 0,
@@ -100,24 +103,27 @@ impl Search {
         self.clock.as_mut().map_or(0, Stopwatch::elapsed_ns)
     }
 
-    /// What this empty round does. At the start of a phase,
-    /// `may_search(kind, &mut slot)` says whether the searcher cap lets the
-    /// worker search (it may take a slot); a phase right after an empty
-    /// wake skips its search if the policy says so.
+    /// What this empty round does. At the start of a phase, `slots` says
+    /// whether the searcher cap lets the worker search (it may take a
+    /// slot; `idle_counts` is for [`SearcherSlots::may_search`]); a phase
+    /// right after an empty wake skips its search if the policy says so.
     pub(crate) fn next_step(
         &mut self,
         latch: &CoreLatch,
         policy: &IdlePolicy,
         worker: &WorkerIdle,
-        may_search: impl FnOnce(Kind, &mut bool) -> bool,
+        slots: &SearcherSlots,
+        idle_counts: impl FnOnce() -> (usize, usize),
     ) -> Step {
         if self.phase == Phase::Start {
-            self.start_phase(latch, policy, worker, may_search);
+            self.start_phase(latch, policy, worker, slots, idle_counts);
         }
         if self.phase == Phase::Search {
             let within = match policy.search {
-                Length::Rounds { spin, yields, .. } => self.rounds < spin.saturating_add(yields),
-                Length::Timed { .. } => {
+                SearchLength::Rounds { spin, yields, .. } => {
+                    self.rounds < spin.saturating_add(yields)
+                }
+                SearchLength::Timed { .. } => {
                     let searched = self.now_ns().saturating_sub(self.phase_started_ns);
                     searched < u64::from(self.budget_ns)
                 }
@@ -142,7 +148,8 @@ impl Search {
         latch: &CoreLatch,
         policy: &IdlePolicy,
         worker: &WorkerIdle,
-        may_search: impl FnOnce(Kind, &mut bool) -> bool,
+        slots: &SearcherSlots,
+        idle_counts: impl FnOnce() -> (usize, usize),
     ) {
         if self.clock.is_none() {
             self.kind = latch.waits_for();
@@ -159,7 +166,7 @@ impl Search {
         self.budget_ns = worker.budgets.get(self.kind);
         self.phase_started_ns = self.now_ns();
         let skip = empty_wake && policy.empty_wake_sleeps;
-        if !skip && may_search(self.kind, &mut self.slot) {
+        if !skip && slots.may_search(self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
             self.searching_since = Some(self.phase_started_ns);
         } else {
@@ -227,9 +234,9 @@ impl Search {
         let outcome = if std::mem::take(&mut self.woke)
             && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS
         {
-            Outcome::Miss
+            PhaseEnd::Miss
         } else {
-            Outcome::Hit {
+            PhaseEnd::Hit {
                 ns: now.saturating_sub(self.phase_started_ns),
             }
         };

@@ -3,11 +3,9 @@
 //! and poster steps that both protocols' models take through
 //! [`SleepProtocol`](crate::SleepProtocol).
 //!
-//! The model files are `jec/loom_tests.rs`, `notifier/loom_tests.rs`,
-//! `protocol/loom_tests.rs`, `protocol/loom_cap_tests.rs` and
-//! `protocol/loom_join_tests.rs`. A helper here performs the same atomic
-//! operations, in the same order, as the code each model would otherwise
-//! write out: sharing it changes no model.
+//! A helper here performs the same atomic operations, in the same order,
+//! as the code each model would otherwise write out: sharing it changes no
+//! model.
 
 mod check;
 mod jobs;

@@ -6,8 +6,7 @@
 use loom::thread::JoinHandle;
 
 /// `spawn_with!(a, b => body)`: spawn a loom thread running `body` with its
-/// own clones of `a` and `b`, which it uses under the same names. It expands
-/// to the block the models used to repeat by hand:
+/// own clones of `a` and `b`, which it uses under the same names:
 /// `{ let (a, b) = (a.clone(), b.clone()); thread::spawn(move || body) }`.
 macro_rules! spawn_with {
     ($($shared:ident),+ => $body:expr) => {{

@@ -41,5 +41,5 @@ pub enum ParkingBackend {
 /// ```
 #[must_use]
 pub fn parking_backend() -> ParkingBackend {
-    crate::sync::KIND
+    super::backend::KIND
 }

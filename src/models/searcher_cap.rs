@@ -10,11 +10,11 @@
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 
+use super::support::{check, inject_one, join_all, run_one_job, spawn_with, take};
+use crate::idle::IdlePolicy;
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
-use crate::loom_support::{check, inject_one, join_all, run_one_job, spawn_with, take};
-use crate::policy::IdlePolicy;
-use crate::protocol::NotifierSleep;
+use crate::notifier::NotifierSleep;
 use crate::protocol::SleepProtocol;
 
 /// What "at rest" means for each protocol once every worker is done: no
@@ -40,7 +40,7 @@ impl AtRest for NotifierSleep {
 }
 
 /// `workers` workers, at most `cap` of them searching, one yield round.
-fn capped<S: SleepProtocol>(workers: usize, cap: u32) -> S {
+fn capped<S: SleepProtocol>(workers: usize, cap: usize) -> S {
     let policy = IdlePolicy::rayon().yield_rounds(1).max_searching(cap);
     S::try_with_policy(workers, policy).expect("the workers fit")
 }
@@ -106,7 +106,7 @@ fn searcher_that_times_out<S: AtRest + 'static>() {
                 } else {
                     let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
                     let outcome = sleep.no_work_found_until(&mut idle, &latch, has_work, far);
-                    timed_out = outcome == crate::WaitOutcome::TimedOut;
+                    timed_out = outcome == crate::outcome::WaitOutcome::TimedOut;
                 }
             }
             sleep.work_found(idle);

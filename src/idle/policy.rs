@@ -3,10 +3,17 @@
 
 use std::time::Duration;
 
+use static_assertions::const_assert_eq;
+
 use crate::sync;
 
 /// The default policy's largest search budget, in nanoseconds (200 µs).
 pub(crate) const DEFAULT_MAX_SEARCH_NS: u32 = 200_000;
+
+// Under loom a stopwatch advances by a fixed step per read: a third of the
+// largest default budget, so that budget lasts two search rounds in a model
+// (`src/sync/clock.rs`, `src/models/protocols.rs`).
+const_assert_eq!(sync::LOOM_STEP, (DEFAULT_MAX_SEARCH_NS as u64).div_ceil(3));
 
 /// The largest search budget a policy may set: one second, in nanoseconds.
 const MAX_SEARCH_NS: u32 = 1_000_000_000;
@@ -105,14 +112,14 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct IdlePolicy {
-    pub(crate) search: Search,
+    pub(crate) search: SearchLength,
     pub(crate) empty_wake_sleeps: bool,
     pub(crate) searchers: Searchers,
 }
 
 /// How long one search lasts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Search {
+pub(crate) enum SearchLength {
     /// A fixed count of rounds: `spin` rounds of `spins_per_round` pause
     /// hints, then `yields` rounds of `yield_now` (rayon's shape).
     Rounds {
@@ -131,7 +138,7 @@ pub(crate) enum Searchers {
     /// Every idle worker searches (rayon).
     All,
     /// At most this many top-level searchers (at least 1).
-    AtMost(u32),
+    AtMost(usize),
     /// At most half the pool, rounded up (Go's rule of thumb).
     Half,
     /// rayon PR #1314's bound: at most one idle worker per busy worker (at
@@ -151,7 +158,7 @@ impl IdlePolicy {
     /// ```
     pub const fn new() -> Self {
         IdlePolicy {
-            search: Search::Timed {
+            search: SearchLength::Timed {
                 min_ns: 0,
                 max_ns: DEFAULT_MAX_SEARCH_NS,
             },
@@ -171,7 +178,7 @@ impl IdlePolicy {
     /// ```
     pub const fn rayon() -> Self {
         IdlePolicy {
-            search: Search::Rounds {
+            search: SearchLength::Rounds {
                 spin: 0,
                 spins_per_round: 64,
                 yields: 32,
@@ -185,12 +192,12 @@ impl IdlePolicy {
     /// had none.
     const fn rounds(self) -> (u32, u32, u32) {
         match self.search {
-            Search::Rounds {
+            SearchLength::Rounds {
                 spin,
                 spins_per_round,
                 yields,
             } => (spin, spins_per_round, yields),
-            Search::Timed { .. } => (0, 64, 32),
+            SearchLength::Timed { .. } => (0, 64, 32),
         }
     }
 
@@ -205,7 +212,7 @@ impl IdlePolicy {
     /// ```
     pub const fn spin_rounds(mut self, rounds: u32) -> Self {
         let (_, spins_per_round, yields) = self.rounds();
-        self.search = Search::Rounds {
+        self.search = SearchLength::Rounds {
             spin: rounds,
             spins_per_round,
             yields,
@@ -224,7 +231,7 @@ impl IdlePolicy {
     /// ```
     pub const fn spins_per_round(mut self, spins: u32) -> Self {
         let (spin, _, yields) = self.rounds();
-        self.search = Search::Rounds {
+        self.search = SearchLength::Rounds {
             spin,
             spins_per_round: spins,
             yields,
@@ -244,7 +251,7 @@ impl IdlePolicy {
     /// ```
     pub const fn yield_rounds(mut self, rounds: u32) -> Self {
         let (spin, spins_per_round, _) = self.rounds();
-        self.search = Search::Rounds {
+        self.search = SearchLength::Rounds {
             spin,
             spins_per_round,
             yields: rounds,
@@ -254,8 +261,9 @@ impl IdlePolicy {
 
     /// A search budget in time, learned per worker between `min` and `max`
     /// (see "The default" above); with `min == max`, a fixed budget. The
-    /// searcher cap is kept as it was, and the empty-wake rule turned on (a
-    /// timed policy always has it).
+    /// searcher cap is kept as it was, and the empty-wake rule turned on
+    /// (turn it off after this call with
+    /// [`sleep_after_empty_wake(false)`](IdlePolicy::sleep_after_empty_wake)).
     ///
     /// # Panics
     ///
@@ -283,7 +291,7 @@ impl IdlePolicy {
             max_ns <= MAX_SEARCH_NS as u128,
             "IdlePolicy::search_budget: the upper bound is above one second"
         );
-        self.search = Search::Timed {
+        self.search = SearchLength::Timed {
             min_ns: min_ns as u32,
             max_ns: max_ns as u32,
         };
@@ -291,21 +299,41 @@ impl IdlePolicy {
         self
     }
 
-    /// After a wake whose next search finds nothing, skip the search and
-    /// sleep again at once; the next search that finds work restores the
-    /// usual one. rayon PR #1314's default, there on rayon's 32 rounds:
-    /// `IdlePolicy::rayon().sleep_after_empty_wake()`. The timed policies
-    /// always do this.
+    /// With `true`: after a wake whose next search finds nothing, skip the
+    /// search and sleep again at once; the next search that finds work
+    /// restores the usual one. With `false`: search as usual after every
+    /// wake (rayon's way). rayon PR #1314's default is
+    /// `IdlePolicy::rayon().sleep_after_empty_wake(true)`. The default
+    /// policy, and every policy [`search_budget`](IdlePolicy::search_budget)
+    /// makes, start with it on.
     ///
     /// # Examples
     ///
     /// ```
-    /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake();
-    /// assert_eq!(pr1314.rounds_until_sleepy(), Some(32));
+    /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake(true);
+    /// assert!(pr1314.sleeps_after_empty_wake());
+    /// let always_search = eventcount::IdlePolicy::new().sleep_after_empty_wake(false);
+    /// assert!(!always_search.sleeps_after_empty_wake());
     /// ```
-    pub const fn sleep_after_empty_wake(mut self) -> Self {
-        self.empty_wake_sleeps = true;
+    pub const fn sleep_after_empty_wake(mut self, on: bool) -> Self {
+        self.empty_wake_sleeps = on;
         self
+    }
+
+    /// Whether a wake whose next search finds nothing sends the worker
+    /// back to sleep without a search (see
+    /// [`sleep_after_empty_wake`](IdlePolicy::sleep_after_empty_wake)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    /// assert!(IdlePolicy::new().sleeps_after_empty_wake());
+    /// assert!(!IdlePolicy::rayon().sleeps_after_empty_wake());
+    /// ```
+    #[must_use]
+    pub const fn sleeps_after_empty_wake(&self) -> bool {
+        self.empty_wake_sleeps
     }
 
     /// Let at most `searchers` workers search from their top-level idle
@@ -324,7 +352,7 @@ impl IdlePolicy {
     /// assert_eq!(p.searcher_cap(8), Some(2));
     /// assert_eq!(p.searcher_cap(1), Some(1));
     /// ```
-    pub const fn max_searching(mut self, searchers: u32) -> Self {
+    pub const fn max_searching(mut self, searchers: usize) -> Self {
         assert!(
             searchers > 0,
             "IdlePolicy::max_searching(0): at least one idle worker must be allowed to search"
@@ -391,12 +419,7 @@ impl IdlePolicy {
     /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(4), Some(2));
     /// ```
     #[must_use]
-    pub const fn searcher_cap(&self, workers: usize) -> Option<u32> {
-        let workers = if workers > u32::MAX as usize {
-            u32::MAX
-        } else {
-            workers as u32
-        };
+    pub const fn searcher_cap(&self, workers: usize) -> Option<usize> {
         match self.searchers {
             Searchers::All | Searchers::Busy => None,
             Searchers::AtMost(n) => Some(if n < workers { n } else { workers }),
@@ -418,8 +441,8 @@ impl IdlePolicy {
     #[must_use]
     pub const fn rounds_until_sleepy(&self) -> Option<u32> {
         match self.search {
-            Search::Rounds { spin, yields, .. } => Some(spin.saturating_add(yields)),
-            Search::Timed { .. } => None,
+            SearchLength::Rounds { spin, yields, .. } => Some(spin.saturating_add(yields)),
+            SearchLength::Timed { .. } => None,
         }
     }
 
@@ -436,8 +459,8 @@ impl IdlePolicy {
     #[must_use]
     pub const fn search_bounds(&self) -> Option<(Duration, Duration)> {
         match self.search {
-            Search::Rounds { .. } => None,
-            Search::Timed { min_ns, max_ns } => Some((
+            SearchLength::Rounds { .. } => None,
+            SearchLength::Timed { min_ns, max_ns } => Some((
                 Duration::from_nanos(min_ns as u64),
                 Duration::from_nanos(max_ns as u64),
             )),
@@ -448,7 +471,7 @@ impl IdlePolicy {
     #[inline]
     pub(crate) fn pause(&self, round: u32) {
         match self.search {
-            Search::Rounds {
+            SearchLength::Rounds {
                 spin,
                 spins_per_round,
                 ..

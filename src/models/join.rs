@@ -8,12 +8,12 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use std::time::Duration;
 
-use super::loom_cap_tests::AtRest;
+use super::searcher_cap::AtRest;
+use super::support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
+use crate::idle::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
-use crate::loom_support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
-use crate::policy::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
-use crate::protocol::NotifierSleep;
+use crate::notifier::NotifierSleep;
 use crate::protocol::SleepProtocol;
 
 /// What the models read of a search in progress.

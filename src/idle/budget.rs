@@ -6,7 +6,8 @@
 //! (`sync::unmodeled`): a budget decides how many rounds pass before the
 //! worker gets sleepy, and no wake depends on it.
 
-use crate::policy::{IdlePolicy, Search};
+use super::policy::{IdlePolicy, SearchLength};
+use crate::latch::WaitKind;
 use crate::sync::unmodeled::{AtomicU32, Relaxed};
 
 /// A sleep shorter than this, ended by a wake that found work, would have
@@ -15,20 +16,9 @@ use crate::sync::unmodeled::{AtomicU32, Relaxed};
 /// takes 25–35 µs to run the sleeper (docs/benchmarks.md, "The machine").
 pub(crate) const SHORT_SLEEP_NS: u64 = 50_000;
 
-/// What kind of wait a search is part of: it decides which budget the
-/// search spends, and whether it counts against a searcher cap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// The worker's top-level idle loop: it waits for new work.
-    Idle,
-    /// A wait on a job's latch: the worker waits for a job in flight (the
-    /// stolen half of a join) and helps meanwhile.
-    Join,
-}
-
 /// How one search phase ended, as the end of its idle period tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum PhaseEnd {
     /// The worker found work (or its latch set) `ns` after the phase began:
     /// during its search, or after a sleep shorter than [`SHORT_SLEEP_NS`].
     /// A search of that long would have caught it.
@@ -51,8 +41,8 @@ impl Budgets {
     /// waits for usually ends soon).
     pub(crate) fn new(policy: &IdlePolicy) -> Self {
         let (idle, join) = match policy.search {
-            Search::Timed { min_ns, max_ns } => (min_ns, (max_ns / 4).max(min_ns)),
-            Search::Rounds { .. } => (0, 0),
+            SearchLength::Timed { min_ns, max_ns } => (min_ns, (max_ns / 4).max(min_ns)),
+            SearchLength::Rounds { .. } => (0, 0),
         };
         Budgets {
             idle_ns: AtomicU32::new(idle),
@@ -60,24 +50,24 @@ impl Budgets {
         }
     }
 
-    fn cell(&self, kind: Kind) -> &AtomicU32 {
+    fn cell(&self, kind: WaitKind) -> &AtomicU32 {
         match kind {
-            Kind::Idle => &self.idle_ns,
-            Kind::Join => &self.join_ns,
+            WaitKind::Idle => &self.idle_ns,
+            WaitKind::Join => &self.join_ns,
         }
     }
 
     /// The budget a search of `kind` spends now.
     #[inline]
-    pub(crate) fn get(&self, kind: Kind) -> u32 {
+    pub(crate) fn get(&self, kind: WaitKind) -> u32 {
         self.cell(kind).load(Relaxed)
     }
 
     /// Learn from how a search phase ended. A no-op for fixed rounds.
-    pub(crate) fn learn(&self, policy: &IdlePolicy, kind: Kind, outcome: Outcome) {
-        if let Search::Timed { min_ns, max_ns } = policy.search {
+    pub(crate) fn learn(&self, policy: &IdlePolicy, kind: WaitKind, end: PhaseEnd) {
+        if let SearchLength::Timed { min_ns, max_ns } = policy.search {
             let cell = self.cell(kind);
-            let next = next_budget(cell.load(Relaxed), min_ns, max_ns, outcome);
+            let next = next_budget(cell.load(Relaxed), min_ns, max_ns, end);
             cell.store(next, Relaxed);
         }
     }
@@ -91,10 +81,10 @@ impl Budgets {
 ///   keep using (a pool with short and long gaps alike) stays.
 ///
 /// Always within `min..=max`.
-pub(crate) fn next_budget(budget: u32, min: u32, max: u32, outcome: Outcome) -> u32 {
-    let next = match outcome {
-        Outcome::Hit { ns } => ns.saturating_add(ns / 4).max(u64::from(budget)),
-        Outcome::Miss => u64::from(budget) - u64::from(budget) / 4,
+pub(crate) fn next_budget(budget: u32, min: u32, max: u32, end: PhaseEnd) -> u32 {
+    let next = match end {
+        PhaseEnd::Hit { ns } => ns.saturating_add(ns / 4).max(u64::from(budget)),
+        PhaseEnd::Miss => u64::from(budget) - u64::from(budget) / 4,
     };
     u32::try_from(next).unwrap_or(u32::MAX).clamp(min, max)
 }
@@ -114,8 +104,8 @@ mod tests {
 
     const MAX: u32 = 200_000;
 
-    fn hit(us: u64) -> Outcome {
-        Outcome::Hit { ns: us * 1000 }
+    fn hit(us: u64) -> PhaseEnd {
+        PhaseEnd::Hit { ns: us * 1000 }
     }
 
     #[test]
@@ -131,12 +121,12 @@ mod tests {
 
     #[test]
     fn a_miss_takes_a_quarter_off() {
-        assert_eq!(next_budget(40_000, 0, MAX, Outcome::Miss), 30_000);
-        assert_eq!(next_budget(3, 0, MAX, Outcome::Miss), 3);
+        assert_eq!(next_budget(40_000, 0, MAX, PhaseEnd::Miss), 30_000);
+        assert_eq!(next_budget(3, 0, MAX, PhaseEnd::Miss), 3);
         // A budget nobody hits fades within a few dozen misses.
         let mut budget = MAX;
         for _ in 0..60 {
-            budget = next_budget(budget, 0, MAX, Outcome::Miss);
+            budget = next_budget(budget, 0, MAX, PhaseEnd::Miss);
         }
         assert!(budget < 1_000, "{budget}");
     }
@@ -145,9 +135,9 @@ mod tests {
     fn it_stays_within_the_bounds() {
         assert_eq!(next_budget(MAX, 0, MAX, hit(400)), MAX);
         assert_eq!(next_budget(0, 0, MAX, hit(u64::MAX / 1000)), MAX);
-        assert_eq!(next_budget(10_000, 8_000, MAX, Outcome::Miss), 8_000);
+        assert_eq!(next_budget(10_000, 8_000, MAX, PhaseEnd::Miss), 8_000);
         // A fixed budget never moves.
         assert_eq!(next_budget(20_000, 20_000, 20_000, hit(30)), 20_000);
-        assert_eq!(next_budget(20_000, 20_000, 20_000, Outcome::Miss), 20_000);
+        assert_eq!(next_budget(20_000, 20_000, 20_000, PhaseEnd::Miss), 20_000);
     }
 }

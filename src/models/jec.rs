@@ -14,12 +14,13 @@
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
 
-use super::JecSleep;
-use crate::latch::CoreLatch;
-use crate::loom_support::{
+use super::support::{
     check, inject_one, join_all, run_one_job, search_until, sleep_until_set, spawn_with, take,
 };
-use crate::policy::IdlePolicy;
+use crate::idle::IdlePolicy;
+use crate::jec::JecSleep;
+use crate::latch::CoreLatch;
+use crate::protocol::SleepProtocol;
 
 /// Sleepy at the first empty round, sleep at the second: no yield rounds to
 /// blow up the state space.
@@ -184,7 +185,7 @@ fn timed_sleep_keeps_the_count_exact() {
                 }
                 let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
                 let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, far);
-                if outcome == crate::WaitOutcome::TimedOut {
+                if outcome == crate::outcome::WaitOutcome::TimedOut {
                     break;
                 }
             }

@@ -1,27 +1,16 @@
-//! [`SleepProtocol`]: the one interface a worker loop needs, implemented by
-//! both protocols, so a scheduler can plug in either. One file per
-//! implementation: `jec.rs` (for [`JecSleep`](crate::JecSleep)) and
-//! `notifier.rs` ([`NotifierSleep`]).
-
-mod jec;
-mod notifier;
-
-#[cfg(all(test, loom))]
-mod loom_cap_tests;
-#[cfg(all(test, loom))]
-mod loom_join_tests;
-#[cfg(all(test, loom))]
-mod loom_tests;
+//! [`SleepProtocol`]: the one interface a worker loop needs, so a
+//! scheduler can plug in either protocol. The trait stands below its
+//! implementations: [`JecSleep`](crate::JecSleep) in `src/jec/` and
+//! [`NotifierSleep`](crate::NotifierSleep) in `src/notifier/sleep.rs`
+//! implement it, and nothing here knows them.
 
 use std::time::Instant;
 
-use crate::error::CapacityError;
+use crate::error::{short_type_name, CapacityError, Count};
+use crate::idle::IdlePolicy;
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
-use crate::policy::IdlePolicy;
 use crate::stats::SleepStats;
-
-pub use notifier::{NotifierIdle, NotifierSleep};
 
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
 ///
@@ -49,9 +38,11 @@ pub use notifier::{NotifierIdle, NotifierSleep};
 /// stop condition visible to `has_work`, then `wake_all`.
 ///
 /// Implemented by [`JecSleep`](crate::JecSleep) (Rayon's protocol) and
-/// [`NotifierSleep`] (the [`Notifier`](crate::Notifier) event count with an
-/// idle policy). Calls through the trait compile to the same code as direct
-/// calls: it is generic, never a trait object.
+/// [`NotifierSleep`](crate::NotifierSleep) (the
+/// [`Notifier`](crate::Notifier) event count with an idle policy). The
+/// trait's methods are the only way to call either protocol, so bring it
+/// into scope (`use eventcount::SleepProtocol;`) to use them. It is generic,
+/// never a trait object: a call compiles to the implementation's code.
 ///
 /// # Not sealed
 ///
@@ -186,10 +177,10 @@ pub trait SleepProtocol: Send + Sync + Sized {
     fn work_found(&self, idle: Self::Idle<'_>);
 
     /// `n` jobs were pushed to the calling worker's own queue.
-    fn new_internal_jobs(&self, n: u32, queue_was_empty: bool);
+    fn new_internal_jobs(&self, n: usize, queue_was_empty: bool);
 
     /// `n` jobs were pushed to a queue fed from outside the pool.
-    fn new_injected_jobs(&self, n: u32, queue_was_empty: bool);
+    fn new_injected_jobs(&self, n: usize, queue_was_empty: bool);
 
     /// The latch worker `worker` sleeps against was set, and
     /// [`CoreLatch::set`] said the worker was asleep: wake it.
@@ -208,8 +199,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
         assert!(
             owner < capacity,
             "set_latch: worker index {owner} is out of range for a {} of {}",
-            crate::error::short_type_name::<Self>(),
-            crate::error::Count(capacity, "worker")
+            short_type_name::<Self>(),
+            Count(capacity, "worker")
         );
         if latch.set() {
             self.notify_worker_latch_is_set(owner);

@@ -1,6 +1,6 @@
 //! Loom models run through the [`SleepProtocol`] trait, on both protocols:
 //! the `NotifierSleep` adapter's latch steps and the trait's post and wake
-//! paths. Every actor is a spawned thread (see `jec/loom_tests.rs`).
+//! paths. Every actor is a spawned thread (see `jec.rs`).
 //!
 //! The latch and injection models also run on the smallest and the largest
 //! search budget a timed policy can have: no wake may depend on the budget.
@@ -10,14 +10,14 @@
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
 
-use super::loom_cap_tests::AtRest;
-use crate::jec::JecSleep;
-use crate::latch::CoreLatch;
-use crate::loom_support::{
+use super::searcher_cap::AtRest;
+use super::support::{
     check, inject_one, join_all, run_one_job, search_until, sleep_until_set, spawn_with, take,
 };
-use crate::policy::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
-use crate::protocol::NotifierSleep;
+use crate::idle::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
+use crate::jec::JecSleep;
+use crate::latch::CoreLatch;
+use crate::notifier::NotifierSleep;
 use crate::protocol::SleepProtocol;
 use std::time::Duration;
 
@@ -159,7 +159,7 @@ fn round_past_its_deadline_keeps_the_job<S: AtRest + 'static>() {
                 if round == 2 {
                     let past = std::time::Instant::now();
                     let outcome = sleep.no_work_found_until(&mut idle, &latch, has_work, past);
-                    assert_eq!(outcome, crate::WaitOutcome::TimedOut);
+                    assert_eq!(outcome, crate::outcome::WaitOutcome::TimedOut);
                 } else {
                     sleep.no_work_found(&mut idle, &latch, has_work);
                 }

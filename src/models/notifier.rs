@@ -21,8 +21,8 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread::JoinHandle;
 
-use super::Notifier;
-use crate::loom_support::{check, join_all, spawn_with};
+use super::support::{check, join_all, spawn_with};
+use crate::notifier::Notifier;
 
 /// The waiter side of the pattern: take one permit, sleeping while none is
 /// available. Returns how many times `commit_wait` returned (woken or
@@ -270,7 +270,7 @@ fn timed_wait_never_swallows_a_notification() {
                 return;
             }
             let deadline = std::time::Instant::now();
-            if notifier.commit_wait_until(wait, deadline) == crate::WaitOutcome::Notified {
+            if notifier.commit_wait_until(wait, deadline) == crate::outcome::WaitOutcome::Notified {
                 notifier.notify_one();
             }
         });

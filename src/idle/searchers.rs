@@ -17,21 +17,49 @@
 
 use crossbeam_utils::CachePadded;
 
-use crate::policy::IdlePolicy;
+use super::policy::{IdlePolicy, Searchers};
+use crate::latch::WaitKind;
 use crate::sync::{AtomicU32, Ordering};
 
-/// The slots of a capped policy (none without a fixed cap).
+/// The slots of a capped policy (none without a fixed cap), and the rule
+/// that decides whether a phase of a search may search.
 pub(crate) struct SearcherSlots {
     searching: CachePadded<AtomicU32>,
     cap: Option<u32>,
+    /// rayon PR #1314's bound instead of a cap.
+    busy_bound: bool,
 }
 
 impl SearcherSlots {
     pub(crate) fn new(policy: &IdlePolicy, workers: usize) -> Self {
         SearcherSlots {
             searching: CachePadded::new(AtomicU32::new(0)),
-            cap: policy.searcher_cap(workers),
+            // At most `workers`, which the protocols bound to 16 bits.
+            cap: policy
+                .searcher_cap(workers)
+                .map(|cap| u32::try_from(cap).unwrap_or(u32::MAX)),
+            busy_bound: matches!(policy.searchers, Searchers::Busy),
         }
+    }
+
+    /// Whether a phase of a search of `kind` may search, per the policy's
+    /// searcher bound; `held` is the worker's slot (taken here if the cap
+    /// has one free). `idle_counts` gives (idle workers awake, busy
+    /// workers), which only rayon PR #1314's bound reads: no more idle
+    /// workers awake than busy ones, at least one, every idle worker
+    /// counted, a joining one included. Under a cap, a joining worker
+    /// waits for a job in flight and is never capped.
+    pub(crate) fn may_search(
+        &self,
+        kind: WaitKind,
+        held: &mut bool,
+        idle_counts: impl FnOnce() -> (usize, usize),
+    ) -> bool {
+        if self.busy_bound {
+            let (awake_idle, busy) = idle_counts();
+            return awake_idle <= busy.max(1);
+        }
+        kind == WaitKind::Join || self.try_take(held)
     }
 
     /// True if the policy caps the top-level searchers.
@@ -44,7 +72,7 @@ impl SearcherSlots {
     /// (or there is no cap). True if the worker may search; `held` says
     /// whether it holds a slot now.
     #[inline]
-    pub(crate) fn try_take(&self, held: &mut bool) -> bool {
+    fn try_take(&self, held: &mut bool) -> bool {
         let Some(cap) = self.cap else {
             return true;
         };
@@ -82,6 +110,7 @@ impl std::fmt::Debug for SearcherSlots {
         f.debug_struct("SearcherSlots")
             .field("searching", &self.taken())
             .field("cap", &self.cap)
+            .field("busy_bound", &self.busy_bound)
             .finish()
     }
 }
