@@ -627,7 +627,9 @@ for path_, text in sorted(docs.items()) + [("README.md", readme)]:
                 continue
             wanted = pattern(quote, True)
             # A cheap filter first: a format string that can print the quote
-            # shares one of its longer words (unless the quote has none).
+            # shares one of its longer words (unless the quote has none). A
+            # quote whose every such word is a format argument's value would
+            # be reported wrongly, never passed wrongly.
             words = set(re.findall(r"[A-Za-z]{4,}", re.sub(r"\{[^}]*\}", " ", quote)))
             if not any((not words or any(w in value for w in words)) and prints(pat, wanted)
                        for value, pat in src_strings):
