@@ -17,8 +17,9 @@ It fails (exit 1, one line per problem) when:
   token may be a bare name, a path (`Type::name`), a method (`.name`), and
   may end in `()` or in arguments (`notify_n(k)`); only the name before the
   arguments counts. "The code" is every Rust file of the workspace (src/,
-  tests/, examples/, pool/, bench/, eigen/, interop/), the scripts, CI and
-  the manifests. Which names must exist, and how:
+  tests/, examples/, pool/, bench/, eigen/, interop/), the scripts (but
+  not scripts/test_*.py, whose cases plant names), CI and the manifests.
+  Which names must exist, and how:
   - snake_case with an underscore, CamelCase, ALL_CAPS, or the last segment
     of a path that is one of these: the name must occur as a word anywhere
     in the code;
@@ -43,11 +44,58 @@ It fails (exit 1, one line per problem) when:
   private constant). A last segment that is a single lowercase word
   (`size`) is searched for only as a call, a method or a definition
   (`size()`, `.size`, `::size`, `fn size`), so that the plain word does not
-  count.
+  count;
+- a repository path that a doc names does not exist. The docs here are
+  docs/*.md, README.md, CHANGELOG.md and the comments in src/. A path is a
+  run of name characters with at least one `/` in it (`src/jec/worker.rs`,
+  `docs/plots/`, `.ci/run`), in backticks or not, in code blocks too. It is
+  a path of this repository, and checked, when
+  - its first component is a top-level entry of the repository (what the
+    root holds, less `.git` and the names the root .gitignore excludes,
+    such as `target`): it must exist, read from the root;
+  - or its first component is the name of a directory somewhere in the
+    repository and it ends in a file name with an extension or in `/`
+    (`protocol/loom_cap_tests.rs`, relative to src/): some path of the
+    repository must end with it.
+  Any other path is outside the repository or not a path at all, and is not
+  checked: `rayon-core/src/sleep/`, `target/soak/`, `/proc/stat`, a URL,
+  `ns/call`, `n/a`;
+- a bare file name (no `/`, ending in one of FILE_EXTENSIONS: `counters.rs`,
+  `Cargo.toml`) outside fenced code blocks is not the name of some file of
+  the repository. (In a code block such a name is mostly a file the command
+  writes, `--json-file bench-report.json`.)
+  Neither check applies to a path or file name that the doc marks as
+  another project's: written right after "<project>'s" (rayon-core's
+  `src/registry.rs`) or followed by "of", "in" or "from" and the project
+  (`src/sleep/mod.rs` of rayon-core), for a project in THIRD_PARTY; nor to
+  one in EXTERNAL_PATHS (rayon-core's files that the edit table of
+  scripts/rayon-suite prints under `src/`, which is a top-level name here
+  too);
+- a relative link in docs/*.md, README.md or CHANGELOG.md points to a file
+  or directory that does not exist (links to .md files are checked above);
+- a panic message that docs/*.md or README.md quotes is one that no format
+  string in src/ can print. A doc quotes a message in backticks, in one of
+  two ways:
+  - in the shape of the crate's messages, which start with the call that
+    panics: a snake_case name, optionally with its arguments, a colon, a
+    space and at least two words (`sub_inactive: … has no awake inactive
+    worker`);
+  - right after the word "panic", "panics", "panicked", "assertion" or
+    "message", optionally followed by "with" or a colon: panic `popped a
+    slot in state idle`, assertion `notify_n(1) released 2`.
+  In a quote, `…`, `...` and `{...}` stand for parts that vary, and the
+  quote may be any part of the message. It matches a string literal of
+  src/ (escapes and line continuations resolved, whitespace collapsed, `{{`
+  read as a brace) when its literal text appears there, in order: each
+  varying part of the quote stands for any stretch of the literal, and each
+  format argument `{...}` of the literal for a run of the quote without a
+  space (`worker 3`, `no_work_found`). CHANGELOG.md is not checked: it
+  quotes messages as they were when it was written.
 """
 
-import glob
+import bisect
 import fnmatch
+import glob
 import os
 import re
 import sys
@@ -107,7 +155,9 @@ code_files = [p for pattern in ("src/**/*.rs", "tests/**/*.rs", "examples/**/*.r
                                 "interop/**/*.rs", "bench/**/*.rs", "pool/**/*.rs",
                                 "eigen/**/*.rs",
                                 "scripts/*", ".ci/run", "Cargo.toml", "*/Cargo.toml")
-              for p in files(pattern)]
+              for p in files(pattern)
+              # not the checker's test, whose cases plant names on purpose
+              if not fnmatch.fnmatch(rel(p), "scripts/test_*.py")]
 code = "\n".join(read(p) for p in code_files if os.path.isfile(p))
 docs_text = "\n".join(docs.values())
 
@@ -215,12 +265,18 @@ def shaped(last):
             or re.match(r"^[A-Z][A-Z0-9_]+$", last) is not None)
 
 
+# Every name the Rust code defines (`fn name`, `const NAME`, ...), calls
+# (`name(`, `name::<T>(`) or reaches as a method or path segment (`.name`,
+# `::name`).
+rust_items = set(re.findall(r"\b(?:fn|const|static|struct|enum|trait|type|mod)\s+(\w+)",
+                            rust_code))
+rust_items |= set(re.findall(r"\b(\w+)\s*(?:::<[^>]*>)?\(", rust_code))
+rust_items |= set(re.findall(r"[.:](\w+)", rust_code))
+
+
 def defined_or_called(name):
     """Is `name` an item, a call or a method in the Rust code?"""
-    n = re.escape(name)
-    return re.search(
-        r"\b(?:fn|const|static|struct|enum|trait|type|mod)\s+" + n + r"\b"
-        r"|\b" + n + r"\s*(?:::<[^>]*>)?\(|[.:]" + n + r"\b", rust_code) is not None
+    return name in rust_items
 
 
 def name_tokens(text):
@@ -233,6 +289,7 @@ def name_tokens(text):
 
 
 doc_sources = list(docs.items()) + [("README.md", readme)]
+code_words = set(re.findall(r"\w+", code))  # `name in code_words`: the name is a word of the code
 # Single lowercase words that the docs write as calls, methods or path
 # segments somewhere: a bare backticked `word` is then a name too.
 known_methods = set()
@@ -248,12 +305,12 @@ for path_, text in doc_sources:
         if path in EXTERNAL or last in EXTERNAL or token in EXTERNAL:
             continue
         if shaped(last):
-            if re.search(r"\b" + re.escape(last) + r"\b", code) is None:
+            if last not in code_words:
                 problems.append(f"{path_}: `{token}` is not in the code")
         elif LOWER_WORD.match(last) and (dot or called or "::" in path or last in known_methods):
             if not defined_or_called(last):
                 problems.append(f"{path_}: `{token}` is not defined or called in the code")
-        elif "::" in path and re.search(r"\b" + re.escape(last) + r"\b", code) is None:
+        elif "::" in path and last not in code_words:
             problems.append(f"{path_}: `{token}` is not in the code")
 
 # 5. Names the CHANGELOG's rename tables retired.
@@ -301,16 +358,283 @@ for before, _ in renames:
             forms.append(r"(?:\.|::|\bfn\s+)" + n + r"\b|\b" + n + r"\(\)")
         else:
             forms.append(r"\b" + n + r"\b")
-    retired.append((before, re.compile("|".join(forms))))
+    retired.append((before, re.compile("|".join(forms)), last))
 for path_, text in sorted(list(docs.items()) + [("README.md", readme)] + list(src.items())):
+    # Every form contains the last segment: look for the patterns only
+    # where it occurs.
+    candidates = [r for r in retired if r[2] in text]
+    if not candidates:
+        continue
     for i, line in enumerate(text.split("\n")):
         hits = {}
-        for before, pattern in retired:
-            m = pattern.search(line)
+        for before, pattern, last in candidates:
+            m = last in line and pattern.search(line)
             if m:
                 hits.setdefault(m.group(0).strip(), before)
         for found, before in hits.items():
             problems.append(f"{path_}:{i + 1}: `{found}` is a name CHANGELOG.md retired (`{before}`)")
+
+# 6. Repository paths that the docs name (see the module docstring).
+THIRD_PARTY = ("rayon-core", "rayon", "tokio", "loom", "eigen", "taskflow", "folly",
+               "crossbeam", "blitz", "parking_lot", "event-listener", "std")
+# Paths of other projects' trees that the docs name under a first component
+# that is also ours (`src/`), or bare file names that are theirs: rayon-core
+# 1.13.0's files, which scripts/rayon-suite's edit table prints (docs/rayon.md),
+# and the file that `eventcount-interop export` writes into its copy. An
+# entry that ends in "/" covers every path under it.
+EXTERNAL_PATHS = {
+    "src/sleep/", "src/registry.rs", "registry.rs",  # rayon-core's
+    "EVENTCOUNT.md",  # written into an exported rayon-core
+}
+FILE_EXTENSIONS = ("rs", "md", "py", "toml", "svg", "json", "yml", "yaml", "sh", "lock", "txt",
+                   "csv")
+_COMP = r"\.?[\w-]+(?:\.[\w-]+)*"
+PATH_TOKEN = re.compile(r"(?<![\w./:@~$\\-])(" + _COMP + r"(?:/" + _COMP + r")*/(?:" + _COMP
+                        + r")?)(?![\w-])")
+BARE_FILE = re.compile(r"(?<![\w./:@~$\\-])([\w-]+(?:\.[\w-]+)*\.(?:"
+                       + "|".join(FILE_EXTENSIONS) + r"))(?![\w/-])")
+THEIRS_BEFORE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(n) for n in THIRD_PARTY)
+                           + r")['’]s\s*$")
+THEIRS_AFTER = re.compile(r"(?i)^\s+(?:of|in|from)\s+(?:the\s+)?(?:"
+                          + "|".join(re.escape(n) for n in THIRD_PARTY) + r")\b")
+
+
+def ignored_top_level():
+    """Top-level names that the root .gitignore excludes (`/target`)."""
+    names = {".git"}
+    path = os.path.join(ROOT, ".gitignore")
+    if os.path.isfile(path):
+        for line in read(path).split("\n"):
+            line = line.strip()
+            if line and not line.startswith(("#", "!")) and not re.search(r"[*?\[]", line):
+                name = line.strip("/")
+                if "/" not in name:
+                    names.add(name)
+    return names
+
+
+TOP_LEVEL = set(os.listdir(ROOT)) - ignored_top_level()
+repo_paths = set()  # every file and directory of the repository, relative
+for top in TOP_LEVEL:
+    repo_paths.add(top)
+    for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
+        for name in dirnames + filenames:
+            repo_paths.add(rel(os.path.join(dirpath, name)))
+repo_dir_names = {os.path.basename(p) for p in repo_paths if os.path.isdir(os.path.join(ROOT, p))}
+repo_basenames = {os.path.basename(p) for p in repo_paths}
+
+
+LEX_NEXT = re.compile(r"//|/\*|(?<!\w)b?r#*\"|\"|'")
+LEX_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+LEX_BLOCK = re.compile(r"/\*|\*/")
+LEX_CHAR = re.compile(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'")
+
+
+def rust_lex(text):
+    """The comments and string literals of Rust source, in order: yields
+    ("comment", text, line) for each comment line and ("string", raw body,
+    line) for each string literal (escapes not yet processed)."""
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos):
+        return bisect.bisect_left(newlines, pos) + 1
+
+    i, n = 0, len(text)
+    while True:
+        m = LEX_NEXT.search(text, i)
+        if not m:
+            return
+        i, token = m.start(), m.group()
+        if token == "//":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            yield "comment", text[i + 2:j], line_of(i)
+            i = j
+        elif token == "/*":
+            depth, j = 1, i + 2
+            while depth:
+                k = LEX_BLOCK.search(text, j)
+                if not k:
+                    j = n + 2
+                    break
+                depth += 1 if k.group() == "/*" else -1
+                j = k.end()
+            for number, part in enumerate(text[i + 2:j - 2].split("\n")):
+                yield "comment", part, line_of(i) + number
+            i = j
+        elif token == '"':
+            k = LEX_STRING_END.match(text, i + 1)
+            j = k.end() - 1 if k else n
+            yield "string", text[i + 1:j], line_of(i)
+            i = j + 1
+        elif token.endswith('"'):  # a raw string, r"..." or r#"..."#
+            hashes = token.count("#")
+            j = text.find('"' + "#" * hashes, m.end())
+            j = n if j < 0 else j
+            yield "string", text[m.end():j], line_of(i)
+            i = j + 1 + hashes
+        else:  # a character literal, or the quote of a lifetime
+            k = LEX_CHAR.match(text, i)
+            i = k.end() if k else i + 1
+
+
+src_lexed = {}  # file -> list of rust_lex() tokens
+
+
+def lexed(path):
+    if path not in src_lexed:
+        src_lexed[path] = list(rust_lex(src[path]))
+    return src_lexed[path]
+
+
+def doc_lines():
+    """(file, line number, text, in a fenced code block) for every line of
+    docs/*.md, README.md and CHANGELOG.md, and every comment line in src/."""
+    sources = sorted(docs.items()) + [("README.md", readme), ("CHANGELOG.md", changelog)]
+    for path, text in sources:
+        fenced = False
+        for i, line in enumerate(text.split("\n")):
+            if line.strip().startswith("```"):
+                fenced = not fenced
+                continue
+            yield path, i + 1, line, fenced
+    for path, text in sorted(src.items()):
+        fenced = False
+        for kind, body, line in lexed(path):
+            if kind != "comment":
+                continue
+            body = body.lstrip("/!")
+            if body.strip().startswith("```"):
+                fenced = not fenced
+                continue
+            yield path, line, body, fenced
+
+
+def external(path, line, start, end):
+    """Is the path at line[start:end] another project's?"""
+    if any(path == e or (e.endswith("/") and path.startswith(e)) for e in EXTERNAL_PATHS):
+        return True
+    before = line[:start].rstrip("`*( ")
+    after = line[end:].lstrip("`*")
+    return bool(THEIRS_BEFORE.search(before) or THEIRS_AFTER.match(after))
+
+
+for path_, number, line, fenced in doc_lines():
+    for m in PATH_TOKEN.finditer(line):
+        token = m.group(1)
+        target = token.rstrip("/")
+        parts = target.split("/")
+        if parts[0] in TOP_LEVEL:
+            ok = target in repo_paths
+        elif (parts[0] in repo_dir_names
+              and (token.endswith("/") or re.search(r"\.\w+$", parts[-1]))):
+            ok = any(p == target or p.endswith("/" + target) for p in repo_paths)
+        else:
+            continue  # not a path into this repository
+        if not ok and not external(token, line, m.start(1), m.end(1)):
+            problems.append(f"{path_}:{number}: names {token}, which does not exist")
+    if fenced:
+        continue
+    for m in BARE_FILE.finditer(line):
+        name = m.group(1)
+        if name not in repo_basenames and not external(name, line, m.start(1), m.end(1)):
+            problems.append(f"{path_}:{number}: names {name}, and no file of the repository "
+                            "has that name")
+
+# Relative link targets of the markdown files (links to .md files are
+# checked above, with their anchors).
+for path_, text in sorted(docs.items()) + [("README.md", readme), ("CHANGELOG.md", changelog)]:
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        target = m.group(1).split("#")[0]
+        if (not target or re.match(r"[A-Za-z][\w+.-]*:", target) or "::" in target
+                or target.endswith(".md")):
+            continue
+        resolved = os.path.normpath(os.path.join(os.path.dirname(path_), target))
+        if not os.path.exists(os.path.join(ROOT, resolved)):
+            problems.append(f"{path_} links to {target}, which does not exist")
+
+# 7. Panic messages that the docs quote (see the module docstring).
+ANY, VALUE = object(), object()  # the doc's `…` and `{}`; the code's `{...}`
+
+
+def pattern(text, doc):
+    """`text`, whitespace collapsed, as a list of characters and
+    placeholders: ANY for a doc's `…`, `...` or `{...}`, VALUE for a format
+    argument `{...}` in the code (`{{` and `}}` are braces)."""
+    out, i = [], 0
+    text = re.sub(r"\s+", " ", text.strip())
+    while i < len(text):
+        if text.startswith(("{{", "}}"), i):
+            out.append(text[i])
+            i += 2
+        elif text[i] == "{" and "}" in text[i:]:
+            out.append(ANY if doc else VALUE)
+            i = text.index("}", i) + 1
+        elif doc and text.startswith(("…", "..."), i):
+            out.append(ANY)
+            i += 1 if text[i] == "…" else 3
+        else:
+            out.append(text[i])
+            i += 1
+    return out
+
+
+def unescape(body):
+    """A Rust string literal's value, near enough: line continuations
+    joined, the common escapes replaced."""
+    body = re.sub(r"\\\n\s*", "", body)
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+def prints(code, quote):
+    """Can the format string `code` print a message that contains `quote`?
+    Both are patterns. The quote's literal text must appear in the format
+    string in order; its ANY stands for any part of the format string; a
+    format argument (VALUE) stands for a run of the quote's text without a
+    space (a number, a name, a state: `worker 3`, `no_work_found`)."""
+    a, b = [ANY] + quote + [ANY], code
+    n, m = len(a), len(b)
+    after = [False] * (m + 1)  # row i + 1
+    after[m] = True
+    for i in range(n, -1, -1):
+        row = [False] * (m + 1)
+        for j in range(m, -1, -1):
+            if i < n and a[i] is ANY:
+                row[j] = after[j] or (j < m and row[j + 1])
+            elif j < m and b[j] is VALUE:
+                row[j] = row[j + 1] or (i < n and a[i] != " " and after[j])
+            elif i < n and j < m:
+                row[j] = a[i] == b[j] and after[j + 1]
+            else:
+                row[j] = i == n and j == m
+        after = row
+    return after[0]
+
+
+src_strings = []  # (value, pattern) of every string literal in src/
+for path_ in sorted(src):
+    for kind, body, _ in lexed(path_):
+        if kind == "string":
+            value = re.sub(r"\s+", " ", unescape(body))
+            src_strings.append((value, pattern(value, False)))
+MESSAGE_SHAPE = re.compile(r"^[a-z_][a-z0-9_]*(?:\([^()]*\))?: \S+ \S+")
+MESSAGE_MARKER = re.compile(r"(?i)\b(?:panic|panics|panicked|assertion|message)(?: with)?:?\s*$")
+for path_, text in sorted(docs.items()) + [("README.md", readme)]:
+    for number, line in enumerate(text.split("\n"), 1):
+        for m in BACKTICK.finditer(line):
+            quote = m.group(1).strip()
+            if not (MESSAGE_SHAPE.match(quote) or MESSAGE_MARKER.search(line[:m.start()])):
+                continue
+            wanted = pattern(quote, True)
+            # A cheap filter first: a format string that can print the quote
+            # shares one of its longer words (unless the quote has none). A
+            # quote whose every such word is a format argument's value would
+            # be reported wrongly, never passed wrongly.
+            words = set(re.findall(r"[A-Za-z]{4,}", re.sub(r"\{[^}]*\}", " ", quote)))
+            if not any((not words or any(w in value for w in words)) and prints(pat, wanted)
+                       for value, pat in src_strings):
+                problems.append(f"{path_}:{number}: quotes the message `{quote}`, which no "
+                                "format string in src/ prints")
 
 for p in sorted(set(problems)):
     print(p)
