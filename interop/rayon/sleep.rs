@@ -117,7 +117,8 @@ impl<P: SleepProtocol> Sleep<P> {
         latch: &CoreLatch,
         has_injected_jobs: impl FnOnce() -> bool,
     ) {
-        self.protocol
+        let _ = self
+            .protocol
             .no_work_found(idle_state, latch, has_injected_jobs);
     }
 
@@ -128,11 +129,13 @@ impl<P: SleepProtocol> Sleep<P> {
 
     #[inline]
     pub(super) fn new_injected_jobs(&self, num_jobs: u32, queue_was_empty: bool) {
-        self.protocol.new_injected_jobs(num_jobs, queue_was_empty);
+        self.protocol
+            .new_injected_jobs(num_jobs as usize, queue_was_empty);
     }
 
     #[inline]
     pub(super) fn new_internal_jobs(&self, num_jobs: u32, queue_was_empty: bool) {
-        self.protocol.new_internal_jobs(num_jobs, queue_was_empty);
+        self.protocol
+            .new_internal_jobs(num_jobs as usize, queue_was_empty);
     }
 }
