@@ -334,6 +334,9 @@ fn build(
     builds: &[&Build],
 ) -> Result<BTreeMap<&'static str, PathBuf>, Error> {
     let source = crate::repo_root().join("interop/workload/main.rs");
+    // The workloads themselves, by path: cargo builds them against the
+    // rayon this manifest resolves, patched or not.
+    let workload = crate::repo_root().join("workload");
     let core = patched.join("rayon-core");
     let target = scratch.join("bench-target");
     let mut binaries = BTreeMap::new();
@@ -365,13 +368,14 @@ path = {path}
 [dependencies]
 rayon = "={RAYON_VERSION}"
 rayon-core = {rayon_core}
+eventcount-workload = {{ path = {workload} }}
 serde_json = "1"
-rustix = {{ version = "1", default-features = false, features = ["time", "std"] }}
 {patch}
 [workspace]
 "#,
                 path = Value::String(source.display().to_string()),
                 rayon_core = build.rayon_core(),
+                workload = Value::String(workload.display().to_string()),
             ),
         )?;
         let manifest = dir.join("Cargo.toml");

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
 use eventcount_eigen::EigenSleep;
+use eventcount_workload::procstat::live_threads;
+use eventcount_workload::{RayonWorker, Runner, Workload};
 
-use crate::procstat::live_threads;
-use crate::workload::{burst, fib, fold, tick, tree};
-use crate::{burst_tree, fib, fold_range, tick, tree_sum, Pool, Workload};
+use crate::Pool;
 
 /// Which pool to build: the example pool on a protocol and an idle policy,
 /// or rayon's.
@@ -144,13 +144,7 @@ impl AnyPool {
             Inner::Jec(pool) => run_on_ours(pool, work),
             Inner::Notifier(pool) => run_on_ours(pool, work),
             Inner::Eigen(pool) => run_on_ours(pool, work),
-            Inner::Rayon(pool) => pool.install(|| match work {
-                Workload::Fib { n, cutoff } => fib::rayon_fib(*n, *cutoff),
-                Workload::TreeSum { tree, depth } => tree::rayon_tree(tree, 0, *depth),
-                Workload::Burst { seed, jobs, iters } => burst::rayon_burst(*seed, *jobs, *iters),
-                Workload::Fold { items, chunk } => fold::rayon_fold(0, *items, *chunk),
-                Workload::Tick { seed, shape } => tick::rayon_tick(*seed, shape),
-            }),
+            Inner::Rayon(pool) => pool.install(|| work.run_on(&RayonWorker)),
         }
     }
 
@@ -191,6 +185,12 @@ impl AnyPool {
     }
 }
 
+impl Runner for AnyPool {
+    fn run(&self, work: &Workload) -> u64 {
+        AnyPool::run(self, work)
+    }
+}
+
 impl fmt::Debug for AnyPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnyPool")
@@ -199,18 +199,9 @@ impl fmt::Debug for AnyPool {
     }
 }
 
+/// `work` on one of our pools: its `install` takes only a job that owns
+/// what it uses, so the job gets a copy (a tree is shared, not copied).
 fn run_on_ours<S: SleepProtocol + 'static>(pool: &Pool<S>, work: &Workload) -> u64 {
-    match work.clone() {
-        Workload::Fib { n, cutoff } => pool.install(move |ctx| fib(ctx, n, cutoff)),
-        Workload::TreeSum { tree, depth } => {
-            pool.install(move |ctx| tree_sum(ctx, &tree, 0, depth))
-        }
-        Workload::Burst { seed, jobs, iters } => {
-            pool.install(move |ctx| burst_tree(ctx, seed, jobs, iters))
-        }
-        Workload::Fold { items, chunk } => {
-            pool.install(move |ctx| fold_range(ctx, 0, items, chunk))
-        }
-        Workload::Tick { seed, shape } => pool.install(move |ctx| tick(ctx, seed, &shape)),
-    }
+    let work = work.clone();
+    pool.install(move |ctx| work.run_on(ctx))
 }

@@ -3,12 +3,13 @@
 
 use std::process::{Command, Stdio};
 
+use eventcount_workload::stats::median;
 use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::options::Options;
 use crate::report::{Check, Report, Series};
-use crate::summary::{distinct, median};
+use crate::summary::distinct;
 
 #[derive(Serialize)]
 struct Document<'a> {
