@@ -19,7 +19,8 @@
 //! - The measurement loops that two harnesses share: [`ticks`] (B7) and
 //!   [`control`] (B8).
 //! - [`procstat`]: CPU time, context switches and thread states from /proc;
-//!   [`stats`]: medians and percentiles.
+//!   [`stats`]: medians and percentiles; [`source_commit`]: which commit a
+//!   report was built from.
 //!
 //! A workspace member that is never published. Nothing here asserts a
 //! timing.
@@ -35,6 +36,7 @@ mod join;
 pub mod procstat;
 #[cfg(feature = "rayon")]
 mod rayon_pool;
+mod source;
 pub mod stats;
 mod tick;
 pub mod ticks;
@@ -47,6 +49,7 @@ pub use fold::{fold_item, fold_range, fold_seq};
 pub use join::{Join, Runner};
 #[cfg(feature = "rayon")]
 pub use rayon_pool::RayonWorker;
+pub use source::source_commit;
 pub use tick::{tick, tick_seq, TickShape};
 pub use tree::{make_tree, tree_sum, tree_sum_seq};
 pub use workload::Workload;
