@@ -10,7 +10,14 @@ use eventcount_workload::{calibrate_busy_work, ticks};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{check_against_rayon, label};
+use crate::suite::pools::{check_against_rayon, label, Metric, Round};
+
+/// What each round records of each pool, against rayon's.
+const ROUND: [Metric; 3] = [
+    ("cpu us/tick", "cpu x rayon"),
+    ("wasted us/tick", "wasted x rayon"),
+    ("p50 latency us", "latency x rayon"),
+];
 
 /// Each pool, `opts.rounds()` times in rotated order, per thread count and
 /// gap.
@@ -26,9 +33,7 @@ pub fn run(report: &mut Report, opts: &Options) {
         for gap in ticks::GAPS {
             let case = format!("{threads} threads, gap {gap:?}");
             for round in 0..opts.rounds() {
-                let (mut cpu_values, mut latency_values, mut sums) =
-                    (Vec::new(), Vec::new(), Vec::new());
-                let mut wasted_values = Vec::new();
+                let mut measured = Round::new(&ROUND);
                 for kind in rotated(opts.pools(), round) {
                     let pool = AnyPool::new(kind, threads, opts.idle_policy());
                     let (ticked, stats_before) =
@@ -40,40 +45,14 @@ pub fn run(report: &mut Report, opts: &Options) {
                         report.add("B7", &case, name, "futex wakes/tick", wakes);
                     }
                     report.add("B7", &case, name, "cpu/useful", cpu_us / useful_us);
-                    wasted_values.push((name.to_string(), cpu_us - useful_us));
                     let p90 = percentile(&mut ticked.latency_us.clone(), 0.9);
                     report.add("B7", &case, name, "p90 latency us", p90);
                     pool.shutdown();
-                    cpu_values.push((name.to_string(), cpu_us));
-                    latency_values.push((name.to_string(), median(&ticked.latency_us)));
-                    sums.push((name.to_string(), ticked.sum));
+                    let latency = median(&ticked.latency_us);
+                    let values = [cpu_us, cpu_us - useful_us, latency];
+                    measured.add(name, &values, ticked.sum);
                 }
-                report.expect_same(&format!("B7 {case}"), &sums);
-                report.add_round(
-                    "B7",
-                    &case,
-                    "cpu us/tick",
-                    &cpu_values,
-                    "rayon",
-                    "cpu x rayon",
-                );
-                report.add_round(
-                    "B7",
-                    &case,
-                    "wasted us/tick",
-                    &wasted_values,
-                    "rayon",
-                    "wasted x rayon",
-                );
-                let latency = "latency x rayon";
-                report.add_round(
-                    "B7",
-                    &case,
-                    "p50 latency us",
-                    &latency_values,
-                    "rayon",
-                    latency,
-                );
+                measured.record(report, ("B7", &case));
             }
             for kind in opts.ours() {
                 let cpu_target = format!("{} less CPU per tick than rayon ({case})", label(kind));

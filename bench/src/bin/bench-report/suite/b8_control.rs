@@ -16,7 +16,7 @@ use eventcount_workload::{busy_work, calibrate_busy_work};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::label;
+use crate::suite::pools::{label, Metric, Round};
 
 /// The shapes of tick, by their names in the tables: the full control loop,
 /// and a lighter tick in which the pool idles most of the time, in gaps of
@@ -24,6 +24,13 @@ use crate::suite::pools::label;
 const SHAPES: [(&str, Shape); 2] = [
     ("8 regions x 64 x 10 us, every 10 ms", control::FULL),
     ("8 regions x 8 x 5 us, every 1 ms", control::LIGHT),
+];
+
+/// What each round records of each pool, against rayon's.
+const ROUND: [Metric; 3] = [
+    ("wasted us/tick", "wasted x rayon"),
+    ("tick p50 us", "tick x rayon"),
+    ("region p50 us", "region x rayon"),
 ];
 
 /// Each pool, `opts.rounds()` times in rotated order, per thread count,
@@ -41,9 +48,7 @@ pub fn run(report: &mut Report, opts: &Options) {
                 let case = format!("{shape_name}, {mode}, {threads} threads");
                 let useful_us = useful_us(shape, iters, whole_tick);
                 for round in 0..opts.rounds() {
-                    let (mut wasted, mut tick_p50, mut region_p50) =
-                        (Vec::new(), Vec::new(), Vec::new());
-                    let mut sums = Vec::new();
+                    let mut measured = Round::new(&ROUND);
                     for kind in rotated(opts.pools(), round) {
                         let pool = AnyPool::new(kind, threads, opts.idle_policy());
                         let ticks = if opts.quick {
@@ -75,36 +80,10 @@ pub fn run(report: &mut Report, opts: &Options) {
                             "region p99 us",
                             percentile(&mut regions, 0.99),
                         );
-                        wasted.push((name.to_string(), cpu_us - useful_us));
-                        tick_p50.push((name.to_string(), median(&m.tick_us)));
-                        region_p50.push((name.to_string(), median(&m.region_us)));
-                        sums.push((name.to_string(), m.sum));
+                        let (tick, region) = (median(&m.tick_us), median(&m.region_us));
+                        measured.add(name, &[cpu_us - useful_us, tick, region], m.sum);
                     }
-                    report.expect_same(&format!("B8 {case}"), &sums);
-                    report.add_round(
-                        "B8",
-                        &case,
-                        "wasted us/tick",
-                        &wasted,
-                        "rayon",
-                        "wasted x rayon",
-                    );
-                    report.add_round(
-                        "B8",
-                        &case,
-                        "tick p50 us",
-                        &tick_p50,
-                        "rayon",
-                        "tick x rayon",
-                    );
-                    report.add_round(
-                        "B8",
-                        &case,
-                        "region p50 us",
-                        &region_p50,
-                        "rayon",
-                        "region x rayon",
-                    );
+                    measured.record(report, ("B8", &case));
                 }
                 report.add("B8", &case, "useful work", "us/tick", useful_us);
             }
