@@ -172,9 +172,7 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const REPORT: &str = include_str!("testdata/bench-report.json");
-    const RAYON: &str = include_str!("testdata/rayon-bench.json");
+    use crate::input::fixtures::{RAYON, REPORT};
 
     #[test]
     fn every_plot_draws_from_the_fixtures_with_its_title_and_legend() {
