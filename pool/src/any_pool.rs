@@ -150,20 +150,20 @@ impl AnyPool {
 
     /// The protocol's futex counts so far (ours only).
     pub fn stats(&self) -> Option<SleepStats> {
-        match &self.pool {
-            Inner::Jec(pool) => Some(pool.sleep().stats()),
-            Inner::Notifier(pool) => Some(pool.sleep().stats()),
-            Inner::Eigen(pool) => Some(pool.sleep().stats()),
-            Inner::Rayon(_) => None,
-        }
+        self.counters().map(Counters::stats)
     }
 
     /// Workers asleep right now (ours only).
     pub fn num_sleeping(&self) -> Option<usize> {
+        self.counters().map(Counters::num_sleeping)
+    }
+
+    /// What our pools' protocols count; rayon's pool counts nothing.
+    fn counters(&self) -> Option<&dyn Counters> {
         match &self.pool {
-            Inner::Jec(pool) => Some(pool.sleep().num_sleeping()),
-            Inner::Notifier(pool) => Some(pool.sleep().num_sleeping()),
-            Inner::Eigen(pool) => Some(pool.sleep().num_sleeping()),
+            Inner::Jec(pool) => Some(pool.sleep()),
+            Inner::Notifier(pool) => Some(pool.sleep()),
+            Inner::Eigen(pool) => Some(pool.sleep()),
             Inner::Rayon(_) => None,
         }
     }
@@ -196,6 +196,23 @@ impl fmt::Debug for AnyPool {
         f.debug_struct("AnyPool")
             .field("kind", &self.kind())
             .finish_non_exhaustive()
+    }
+}
+
+/// The counters of a `SleepProtocol`, behind one `dyn` type whichever
+/// protocol it is: the protocol trait itself is `Sized`, so it has none.
+trait Counters {
+    fn stats(&self) -> SleepStats;
+    fn num_sleeping(&self) -> usize;
+}
+
+impl<S: SleepProtocol> Counters for S {
+    fn stats(&self) -> SleepStats {
+        SleepProtocol::stats(self)
+    }
+
+    fn num_sleeping(&self) -> usize {
+        SleepProtocol::num_sleeping(self)
     }
 }
 
