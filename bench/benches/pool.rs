@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use eventcount::IdlePolicy;
-use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload};
+use eventcount_pool::{AnyPool, PoolKind};
+use eventcount_workload::{make_tree, Workload};
 
 const THREADS: [usize; 2] = [2, 8];
 

@@ -10,7 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount::SleepStats;
-use eventcount_pool::procstat::{current_tid, thread_cpu, thread_sleeping};
+use eventcount_workload::procstat::{current_tid, thread_cpu, thread_sleeping};
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::settle;

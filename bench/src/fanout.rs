@@ -9,7 +9,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use eventcount::SleepStats;
-use eventcount_pool::procstat::{current_tid, thread_sleeping};
+use eventcount_workload::procstat::{current_tid, thread_sleeping};
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::{settle, stop_and_join};

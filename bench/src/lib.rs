@@ -9,8 +9,8 @@
 //! - The wake workloads, each written once over any peer: [`pingpong`]
 //!   (B2), [`fanout`] (B3) and [`bursty`] (B4).
 //!
-//! The fork-join workloads (B5-B7) and the pool they run on are in
-//! `eventcount-pool`. Nothing here asserts a timing.
+//! The fork-join workloads (B5-B8) are in `eventcount-workload`, and the
+//! pool they run on in `eventcount-pool`. Nothing here asserts a timing.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -8,7 +8,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::{self, JoinHandle};
 
 use eventcount::SleepStats;
-use eventcount_pool::procstat::current_tid;
+use eventcount_workload::procstat::current_tid;
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::stop_and_join;

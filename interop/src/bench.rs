@@ -12,6 +12,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use eventcount_workload::source_commit;
+use eventcount_workload::stats::{median, rotated};
+use eventcount_workload::ticks::GAPS;
 use serde_json::{json, Value};
 
 use crate::cmd::{self, Error};
@@ -158,7 +161,7 @@ fn cases(iters: u32) -> Vec<Case> {
         });
     }
     for threads in [2, 8] {
-        for gap_us in [20, 200, 2000] {
+        for gap_us in GAPS.map(|gap| gap.as_micros()) {
             cases.push(Case {
                 bench: "B7",
                 label: format!("ticks of 8 x 5 us, gap {gap_us} us, {threads} threads"),
@@ -306,26 +309,6 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     Ok(consistent)
 }
 
-/// The commit of this repository the workloads were built from, with
-/// `-dirty` if tracked files had changes; None outside a git checkout.
-fn source_commit() -> Option<String> {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(crate::repo_root())
-            .args(args)
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let head = git(&["rev-parse", "--short", "HEAD"])?;
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|changes| !changes.is_empty());
-    Some(if dirty { format!("{head}-dirty") } else { head })
-}
-
 /// Write one workload crate per build and build them (release), sharing
 /// one target directory. Returns the binaries by build name.
 fn build(
@@ -334,6 +317,9 @@ fn build(
     builds: &[&Build],
 ) -> Result<BTreeMap<&'static str, PathBuf>, Error> {
     let source = crate::repo_root().join("interop/workload/main.rs");
+    // The workloads themselves, by path: cargo builds them against the
+    // rayon this manifest resolves, patched or not.
+    let workload = crate::repo_root().join("workload");
     let core = patched.join("rayon-core");
     let target = scratch.join("bench-target");
     let mut binaries = BTreeMap::new();
@@ -365,13 +351,14 @@ path = {path}
 [dependencies]
 rayon = "={RAYON_VERSION}"
 rayon-core = {rayon_core}
+eventcount-workload = {{ path = {workload} }}
 serde_json = "1"
-rustix = {{ version = "1", default-features = false, features = ["time", "std"] }}
 {patch}
 [workspace]
 "#,
                 path = Value::String(source.display().to_string()),
                 rayon_core = build.rayon_core(),
+                workload = Value::String(workload.display().to_string()),
             ),
         )?;
         let manifest = dir.join("Cargo.toml");
@@ -422,13 +409,6 @@ fn workload(binary: &Path, args: &[String]) -> Result<Value, Error> {
             String::from_utf8_lossy(&output.stdout)
         )
     })
-}
-
-/// `items` rotated left by `round` (ABCD, BCDA, ...), so no build always
-/// runs first.
-fn rotated<T: Copy>(items: &[T], round: usize) -> Vec<T> {
-    let k = round % items.len();
-    items[k..].iter().chain(&items[..k]).copied().collect()
 }
 
 /// One metric of one case: medians and same-round ratios.
@@ -582,15 +562,5 @@ fn number(v: f64) -> String {
         a if a >= 100.0 => format!("{v:.0}"),
         a if a >= 10.0 => format!("{v:.1}"),
         _ => format!("{v:.3}"),
-    }
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }

@@ -366,15 +366,7 @@ pub fn fixed_shim(protocol: Protocol, policy: Policy) -> Result<String, Error> {
 /// blank line after it goes too. Returns where it was and how many
 /// non-blank lines went.
 fn remove_item(lines: &mut Vec<String>, head: &str, block: bool) -> Result<(usize, usize), Error> {
-    let found: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].starts_with(head))
-        .collect();
-    let &[at] = found.as_slice() else {
-        return Err(format!(
-            "latch.rs: expected one line starting with `{head}`, found {}",
-            found.len()
-        ));
-    };
+    let at = the_line_starting(lines, head)?;
     let mut start = at;
     while start > 0 {
         let above = lines[start - 1].trim_start();
@@ -404,15 +396,7 @@ fn remove_item(lines: &mut Vec<String>, head: &str, block: bool) -> Result<(usiz
 /// must, as must exactly one line of the block containing `old`), replace
 /// `old` with `new` on that line.
 fn replace_in_item(lines: &mut [String], head: &str, old: &str, new: &str) -> Result<(), Error> {
-    let starts: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].starts_with(head))
-        .collect();
-    let &[start] = starts.as_slice() else {
-        return Err(format!(
-            "latch.rs: expected one line starting with `{head}`, found {}",
-            starts.len()
-        ));
-    };
+    let start = the_line_starting(lines, head)?;
     let end = (start..lines.len())
         .find(|&i| lines[i] == "}")
         .ok_or_else(|| format!("latch.rs: no closing brace for `{head}`"))?;
@@ -425,6 +409,21 @@ fn replace_in_item(lines: &mut [String], head: &str, old: &str, new: &str) -> Re
     };
     lines[at] = lines[at].replace(old, new);
     Ok(())
+}
+
+/// Where the one line starting with `head` is; an error if there is none
+/// or more than one.
+fn the_line_starting(lines: &[String], head: &str) -> Result<usize, Error> {
+    let found: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with(head))
+        .collect();
+    match found.as_slice() {
+        &[at] => Ok(at),
+        _ => Err(format!(
+            "latch.rs: expected one line starting with `{head}`, found {}",
+            found.len()
+        )),
+    }
 }
 
 /// Lines that say something: blank lines are not counted anywhere.

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
 use eventcount_eigen::EigenSleep;
+use eventcount_workload::procstat::live_threads;
+use eventcount_workload::{RayonWorker, Runner, Workload};
 
-use crate::procstat::live_threads;
-use crate::workload::{burst, fib, fold, tick, tree};
-use crate::{burst_tree, fib, fold_range, tick, tree_sum, Pool, Workload};
+use crate::Pool;
 
 /// Which pool to build: the example pool on a protocol and an idle policy,
 /// or rayon's.
@@ -144,32 +144,26 @@ impl AnyPool {
             Inner::Jec(pool) => run_on_ours(pool, work),
             Inner::Notifier(pool) => run_on_ours(pool, work),
             Inner::Eigen(pool) => run_on_ours(pool, work),
-            Inner::Rayon(pool) => pool.install(|| match work {
-                Workload::Fib { n, cutoff } => fib::rayon_fib(*n, *cutoff),
-                Workload::TreeSum { tree, depth } => tree::rayon_tree(tree, 0, *depth),
-                Workload::Burst { seed, jobs, iters } => burst::rayon_burst(*seed, *jobs, *iters),
-                Workload::Fold { items, chunk } => fold::rayon_fold(0, *items, *chunk),
-                Workload::Tick { seed, shape } => tick::rayon_tick(*seed, shape),
-            }),
+            Inner::Rayon(pool) => pool.install(|| work.run_on(&RayonWorker)),
         }
     }
 
     /// The protocol's futex counts so far (ours only).
     pub fn stats(&self) -> Option<SleepStats> {
-        match &self.pool {
-            Inner::Jec(pool) => Some(pool.sleep().stats()),
-            Inner::Notifier(pool) => Some(pool.sleep().stats()),
-            Inner::Eigen(pool) => Some(pool.sleep().stats()),
-            Inner::Rayon(_) => None,
-        }
+        self.counters().map(Counters::stats)
     }
 
     /// Workers asleep right now (ours only).
     pub fn num_sleeping(&self) -> Option<usize> {
+        self.counters().map(Counters::num_sleeping)
+    }
+
+    /// What our pools' protocols count; rayon's pool counts nothing.
+    fn counters(&self) -> Option<&dyn Counters> {
         match &self.pool {
-            Inner::Jec(pool) => Some(pool.sleep().num_sleeping()),
-            Inner::Notifier(pool) => Some(pool.sleep().num_sleeping()),
-            Inner::Eigen(pool) => Some(pool.sleep().num_sleeping()),
+            Inner::Jec(pool) => Some(pool.sleep()),
+            Inner::Notifier(pool) => Some(pool.sleep()),
+            Inner::Eigen(pool) => Some(pool.sleep()),
             Inner::Rayon(_) => None,
         }
     }
@@ -191,6 +185,12 @@ impl AnyPool {
     }
 }
 
+impl Runner for AnyPool {
+    fn run(&self, work: &Workload) -> u64 {
+        AnyPool::run(self, work)
+    }
+}
+
 impl fmt::Debug for AnyPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnyPool")
@@ -199,18 +199,26 @@ impl fmt::Debug for AnyPool {
     }
 }
 
-fn run_on_ours<S: SleepProtocol + 'static>(pool: &Pool<S>, work: &Workload) -> u64 {
-    match work.clone() {
-        Workload::Fib { n, cutoff } => pool.install(move |ctx| fib(ctx, n, cutoff)),
-        Workload::TreeSum { tree, depth } => {
-            pool.install(move |ctx| tree_sum(ctx, &tree, 0, depth))
-        }
-        Workload::Burst { seed, jobs, iters } => {
-            pool.install(move |ctx| burst_tree(ctx, seed, jobs, iters))
-        }
-        Workload::Fold { items, chunk } => {
-            pool.install(move |ctx| fold_range(ctx, 0, items, chunk))
-        }
-        Workload::Tick { seed, shape } => pool.install(move |ctx| tick(ctx, seed, &shape)),
+/// The counters of a `SleepProtocol`, behind one `dyn` type whichever
+/// protocol it is: the protocol trait itself is `Sized`, so it has none.
+trait Counters {
+    fn stats(&self) -> SleepStats;
+    fn num_sleeping(&self) -> usize;
+}
+
+impl<S: SleepProtocol> Counters for S {
+    fn stats(&self) -> SleepStats {
+        SleepProtocol::stats(self)
     }
+
+    fn num_sleeping(&self) -> usize {
+        SleepProtocol::num_sleeping(self)
+    }
+}
+
+/// `work` on one of our pools: its `install` takes only a job that owns
+/// what it uses, so the job gets a copy (a tree is shared, not copied).
+fn run_on_ours<S: SleepProtocol + 'static>(pool: &Pool<S>, work: &Workload) -> u64 {
+    let work = work.clone();
+    pool.install(move |ctx| work.run_on(ctx))
 }

@@ -9,14 +9,16 @@
 //!   and joins every worker. All sleeping and waking goes through
 //!   [`SleepProtocol`](eventcount::SleepProtocol), so the same pool runs on
 //!   `JecSleep` and on `NotifierSleep`.
-//! - The fork-join workloads ([`fib`], [`tree_sum`], [`burst_tree`],
-//!   [`fold_range`], and a control loop's [`tick`]), each with its
-//!   sequential baseline and its twin written for rayon, and [`Workload`],
-//!   which names one run of any of them.
 //! - [`AnyPool`]: this pool on either protocol, under any of the idle
 //!   policies the benchmarks compare, or a rayon pool, behind one type, so
 //!   that a measurement is written once for all of them.
-//! - [`procstat`]: CPU time, context switches and thread states from /proc.
+//!
+//! The fork-join workloads are `eventcount-workload`'s, written once over
+//! any pool that can join: [`WorkerCtx`] is such a worker
+//! ([`Join`](eventcount_workload::Join)), and [`AnyPool`] runs a whole
+//! [`Workload`] ([`Runner`](eventcount_workload::Runner)). What the
+//! crate's `pool` example and its tests use of it is re-exported here, so
+//! that they need no dependency of their own on it.
 //!
 //! It is a workspace member that is never published: `eventcount` takes it
 //! as a path dev-dependency without a version, which `cargo publish`
@@ -29,16 +31,11 @@
 mod any_pool;
 mod job;
 mod pool;
-pub mod procstat;
 mod worker;
-mod workload;
 
 pub use any_pool::{AnyPool, PoolKind};
+pub use eventcount_workload::{
+    fib, fib_seq, make_tree, procstat, tree_sum, tree_sum_seq, Workload,
+};
 pub use pool::Pool;
 pub use worker::WorkerCtx;
-pub use workload::burst::{burst_tree, busy_work, calibrate_busy_work, rayon_burst};
-pub use workload::fib::{fib, fib_seq, rayon_fib};
-pub use workload::fold::{fold_range, fold_seq, rayon_fold};
-pub use workload::tick::{rayon_tick, tick, tick_seq};
-pub use workload::tree::{make_tree, rayon_tree, tree_sum, tree_sum_seq};
-pub use workload::{TickShape, Workload};

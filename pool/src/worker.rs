@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crossbeam_deque::{Steal, Worker as Deque};
 use eventcount::{CoreLatch, SleepProtocol};
+use eventcount_workload::Join;
 
 use crate::job::{JobRef, StackJob};
 use crate::pool::Shared;
@@ -196,6 +197,17 @@ impl<S: SleepProtocol + 'static> WorkerCtx<S> {
             (Ok(ra), Ok(rb)) => (ra, rb),
             (Err(payload), _) | (_, Err(payload)) => panic::resume_unwind(payload),
         }
+    }
+}
+
+/// The workloads' view of a worker: [`WorkerCtx::join`].
+impl<S: SleepProtocol + 'static> Join for WorkerCtx<S> {
+    fn join<RA: Send, RB: Send>(
+        &self,
+        a: impl FnOnce(&Self) -> RA + Send,
+        b: impl FnOnce(&Self) -> RB + Send,
+    ) -> (RA, RB) {
+        WorkerCtx::join(self, a, b)
     }
 }
 

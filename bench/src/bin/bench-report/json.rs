@@ -1,14 +1,14 @@
 //! `--json` and `--json-file`: every series with its per-round values, the
 //! checks, the load and the notes, for tools that compare runs.
 
-use std::process::{Command, Stdio};
-
+use eventcount_workload::source_commit;
+use eventcount_workload::stats::median;
 use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::options::Options;
 use crate::report::{Check, Report, Series};
-use crate::summary::{distinct, median};
+use crate::summary::distinct;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -101,24 +101,4 @@ pub fn render(report: &Report, machine: &Machine, opts: &Options) -> String {
     let mut json = serde_json::to_string_pretty(&document).expect("the report serializes");
     json.push('\n');
     json
-}
-
-/// The commit of this repository the report was built from, with `-dirty`
-/// if tracked files had changes; None outside a git checkout.
-fn source_commit() -> Option<String> {
-    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(["-C", repo])
-            .args(args)
-            .stderr(Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let head = git(&["rev-parse", "--short", "HEAD"])?;
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|changes| !changes.is_empty());
-    Some(if dirty { format!("{head}-dirty") } else { head })
 }

@@ -1,8 +1,9 @@
 //! [`Report`]: every value measured, per round, and the targets' verdicts.
 
+use eventcount_workload::stats::median;
 use serde::{Serialize, Serializer};
 
-use crate::summary::{distinct, median};
+use crate::summary::distinct;
 
 /// One value per round of one metric of one implementation in one case.
 #[derive(Debug)]

@@ -1,13 +1,16 @@
 //! The plots, drawn with plotters into SVG text.
 //!
-//! Layout is by hand (title band, panels, legend column) rather than with
-//! plotters' per-chart legends: one legend serves every panel of a figure,
-//! and it never covers a point.
+//! A figure is a title band, its panels, and one legend for all of them:
+//! a chart of its own beside or below the panels, whose series carry only
+//! a label and a mark, laid out by plotters (`configure_series_labels`).
+//! It never covers a point, and it lists every build of every panel once.
 
 use std::error::Error;
 
+use plotters::chart::{ChartContext, SeriesAnno, SeriesLabelPosition};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
+use plotters::element::{DashedPathElement, IntoDynElement};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -16,6 +19,13 @@ use crate::input::{build_key, rank, Placement, Ratio, Run, Scatter, Trip};
 pub type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A point in pixels, from the area's top left corner.
+type Pixel = (i32, i32);
+
+/// A chart that is only a legend: its series have labels and marks, no
+/// points.
+type Legend<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 const FONT: &str = "sans-serif";
 const GREY: RGBColor = RGBColor(110, 110, 110);
@@ -81,48 +91,155 @@ struct Mark {
     filled: bool,
 }
 
-/// Draw `mark` centred on `at`, in the coordinates of `area` (a chart's
-/// plotting area or a plain pixel area).
-fn draw_mark<CT>(area: &DrawingArea<SVGBackend<'_>, CT>, at: CT::From, mark: Mark) -> Result
-where
-    CT: CoordTranslate,
-    CT::From: Clone,
-{
-    let r = 6;
-    let fill = mark.color.filled();
-    let line = mark.color.stroke_width(2);
-    let style = if mark.filled { fill } else { line };
-    let outline = |points: Vec<(i32, i32)>| -> Result {
-        if mark.filled {
-            area.draw(&(EmptyElement::at(at.clone()) + Polygon::new(points, fill)))?;
-        } else {
-            let mut closed = points.clone();
-            closed.push(points[0]);
-            area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(closed, line)))?;
-        }
-        Ok(())
-    };
-    match mark.shape {
-        Shape::Circle => area.draw(&(EmptyElement::at(at) + Circle::new((0, 0), r, style)))?,
-        Shape::Square => {
-            let s = r - 1;
-            area.draw(&(EmptyElement::at(at) + Rectangle::new([(-s, -s), (s, s)], style)))?
-        }
-        Shape::Triangle => outline(vec![(0, -r - 1), (r + 1, r), (-r - 1, r)])?,
-        Shape::Diamond => outline(vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)])?,
-        Shape::Star => {
-            // An asterisk, larger than the others: the baseline must stand
-            // out even under other points.
-            let (s, d) = (r + 3, r + 1);
-            let width = mark.color.stroke_width(3);
-            for (a, b) in [((-s, 0), (s, 0)), ((0, -s), (0, s))] {
-                area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(vec![a, b], width)))?;
-            }
-            for (a, b) in [((-d, -d), (d, d)), ((-d, d), (d, -d))] {
-                area.draw(&(EmptyElement::at(at.clone()) + PathElement::new(vec![a, b], width)))?;
-            }
+impl Mark {
+    /// B2's p50: a dot.
+    fn p50(color: RGBColor) -> Mark {
+        Mark {
+            color,
+            shape: Shape::Circle,
+            filled: true,
         }
     }
+
+    /// B2's p90: a hollow diamond.
+    fn p90(color: RGBColor) -> Mark {
+        Mark {
+            color,
+            shape: Shape::Diamond,
+            filled: false,
+        }
+    }
+}
+
+/// `$body`, with `$make` bound to a closure that turns a point (of a
+/// chart's coordinates, or a legend line's pixels) into `$mark` centred on
+/// it, as a plotters element. Circles, filled triangles and the asterisk's
+/// diagonals are plotters' own point markers; it has no square, diamond or
+/// hollow triangle marker, so those are its rectangle, polygon and path. A
+/// macro rather than a function: each shape is an element of its own type,
+/// and a series, or a legend line, takes elements of one type.
+macro_rules! with_marker {
+    ($mark:expr, |$make:ident| $body:expr) => {{
+        let mark: Mark = $mark;
+        let (fill, line) = (mark.color.filled(), mark.color.stroke_width(2));
+        let style = if mark.filled { fill } else { line };
+        // The baseline's asterisk: larger and bolder than the others, so it
+        // stands out even under other points.
+        let bold = mark.color.stroke_width(3);
+        match (mark.shape, mark.filled) {
+            (Shape::Circle, _) => {
+                let $make = move |at| EmptyElement::at(at) + Circle::new((0, 0), 6, style);
+                $body
+            }
+            (Shape::Square, _) => {
+                let $make =
+                    move |at| EmptyElement::at(at) + Rectangle::new([(-5, -5), (5, 5)], style);
+                $body
+            }
+            (Shape::Triangle, true) => {
+                let $make = move |at| EmptyElement::at(at) + TriangleMarker::new((0, 0), 8, fill);
+                $body
+            }
+            (Shape::Diamond, true) => {
+                let $make = move |at| EmptyElement::at(at) + Polygon::new(DIAMOND.to_vec(), fill);
+                $body
+            }
+            (Shape::Triangle | Shape::Diamond, false) => {
+                let corners: &[Pixel] = match mark.shape {
+                    Shape::Triangle => &TRIANGLE,
+                    _ => &DIAMOND,
+                };
+                let $make =
+                    move |at| EmptyElement::at(at) + PathElement::new(closed(corners), line);
+                $body
+            }
+            (Shape::Star, _) => {
+                let $make = move |at| {
+                    EmptyElement::at(at)
+                        + Cross::new((0, 0), 7, bold)
+                        + PathElement::new(vec![(-9, 0), (9, 0)], bold)
+                        + PathElement::new(vec![(0, -9), (0, 9)], bold)
+                };
+                $body
+            }
+        }
+    }};
+}
+
+/// The corners of plotters' triangle marker of size 8, as it rounds them:
+/// the hollow triangle is the filled one's outline.
+const TRIANGLE: [Pixel; 3] = [(0, -8), (7, 4), (-6, 4)];
+/// The corners of a diamond as wide as the circle with its outline.
+const DIAMOND: [Pixel; 4] = [(0, -7), (7, 0), (0, 7), (-7, 0)];
+
+/// `corners` as a closed path.
+fn closed(corners: &[Pixel]) -> Vec<Pixel> {
+    corners.iter().chain(corners.first()).copied().collect()
+}
+
+/// Draw `mark` at `at` on `chart`, as a series of one point.
+fn draw_marker<'a, CT>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    at: CT::From,
+    mark: Mark,
+) -> Result
+where
+    CT: CoordTranslate,
+    CT::From: Clone + 'a,
+{
+    with_marker!(mark, |make| chart.draw_series([make(at)]))?;
+    Ok(())
+}
+
+/// One line of `legend`: `label` after `mark`.
+fn legend_marker(legend: &mut Legend<'_>, label: &str, mark: Mark) -> Result {
+    let line = legend_text(legend, label)?;
+    with_marker!(mark, |make| line.legend(move |(x, y)| make((x + 10, y))));
+    Ok(())
+}
+
+/// A legend chart over all of `area`, under `caption` if there is one.
+fn legend_chart<'a>(area: &Area<'a>, caption: Option<&str>) -> Result<Legend<'a>> {
+    let mut builder = ChartBuilder::on(area);
+    if let Some(caption) = caption {
+        builder.caption(caption, font(15));
+    }
+    Ok(builder.build_cartesian_2d(0.0..1.0, 0.0..1.0)?)
+}
+
+/// One line of `legend`: `label`, after the mark `sample` draws at the
+/// line's left end.
+fn legend_line<'a, E: IntoDynElement<'a, SVGBackend<'a>, Pixel>>(
+    legend: &mut Legend<'a>,
+    label: &str,
+    sample: impl Fn(Pixel) -> E + 'a,
+) -> Result {
+    legend_text(legend, label)?.legend(sample);
+    Ok(())
+}
+
+/// One line of `legend` with no mark: `label` alone, under the text of the
+/// lines above.
+fn legend_text<'a, 'b>(
+    legend: &'b mut Legend<'a>,
+    label: &str,
+) -> Result<&'b mut SeriesAnno<'a, SVGBackend<'a>>> {
+    // A series without points: only its line in the legend shows.
+    let series = legend.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?;
+    Ok(series.label(label))
+}
+
+/// Draw `legend`'s lines from `at`, in `size` px.
+fn draw_legend(legend: &mut Legend<'_>, at: (i32, i32), size: u32) -> Result {
+    legend
+        .configure_series_labels()
+        .position(SeriesLabelPosition::Coordinate(at.0, at.1))
+        .legend_area_size(26)
+        .margin(4)
+        .label_font(font(size))
+        .border_style(TRANSPARENT)
+        .background_style(TRANSPARENT)
+        .draw()?;
     Ok(())
 }
 
@@ -295,7 +412,7 @@ pub fn round_trips(svg: &mut String, placements: &[Placement], run: &Run, machin
         "p50 of each round's round trips (dot), its range over the rounds (bar), p90 (hollow diamond); µs, log scale",
     ];
     let top = title_height(&what, run);
-    let legend = 40;
+    let legend = 100;
     let (width, height) = (1100, top + panel_height * placements.len() as u32 + legend);
     {
         let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
@@ -376,7 +493,6 @@ fn round_trip_panel(area: &Area<'_>, placement: &Placement, (lo, hi): (f64, f64)
             GREY.stroke_width(1),
         )])?;
     }
-    let plot = chart.plotting_area();
     for (i, trip) in placement.peers.iter().enumerate() {
         let y = row(i);
         let (min, max) = trip
@@ -384,29 +500,13 @@ fn round_trip_panel(area: &Area<'_>, placement: &Placement, (lo, hi): (f64, f64)
             .iter()
             .fold((trip.p50, trip.p50), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
         let color = peer_color(trip);
-        plot.draw(&PathElement::new(
+        chart.draw_series([PathElement::new(
             vec![(min, y.clone()), (max, y.clone())],
             color.mix(0.45).stroke_width(7),
-        ))?;
-        draw_mark(
-            plot,
-            (trip.p50, y.clone()),
-            Mark {
-                color,
-                shape: Shape::Circle,
-                filled: true,
-            },
-        )?;
+        )])?;
+        draw_marker(&mut chart, (trip.p50, y.clone()), Mark::p50(color))?;
         if let Some(p90) = trip.p90 {
-            draw_mark(
-                plot,
-                (p90, y.clone()),
-                Mark {
-                    color,
-                    shape: Shape::Diamond,
-                    filled: false,
-                },
-            )?;
+            draw_marker(&mut chart, (p90, y.clone()), Mark::p90(color))?;
         }
         let right = trip.p90.unwrap_or(max).max(max);
         // The report's own ratio: the median of the per-round ratios.
@@ -416,14 +516,12 @@ fn round_trip_panel(area: &Area<'_>, placement: &Placement, (lo, hi): (f64, f64)
             }
             _ => format!("{} µs", short(trip.p50)),
         };
-        plot.draw(
-            &(EmptyElement::at((right, y))
-                + Text::new(
-                    label,
-                    (12, 0),
-                    font(12).pos(Pos::new(HPos::Left, VPos::Center)),
-                )),
-        )?;
+        chart.draw_series([EmptyElement::at((right, y))
+            + Text::new(
+                label,
+                (12, 0),
+                font(12).pos(Pos::new(HPos::Left, VPos::Center)),
+            )])?;
     }
     Ok(())
 }
@@ -446,57 +544,23 @@ fn short(v: f64) -> String {
     }
 }
 
+/// B2's legend, its left edge under the panels' axes.
 fn round_trip_legend(area: &Area<'_>) -> Result {
     let blue = mark_of("jec").color;
-    let y = 18;
-    let mut x = 190;
-    draw_mark(
-        area,
-        (x, y),
-        Mark {
-            color: blue,
-            shape: Shape::Circle,
-            filled: true,
-        },
-    )?;
-    area.draw_text("p50: median over rounds", &font(13), (x + 12, y - 7))?;
-    x += 200;
-    area.draw(&PathElement::new(
-        vec![(x - 8, y), (x + 8, y)],
-        blue.mix(0.45).stroke_width(7),
-    ))?;
-    area.draw_text("p50: range over rounds", &font(13), (x + 14, y - 7))?;
-    x += 190;
-    draw_mark(
-        area,
-        (x, y),
-        Mark {
-            color: blue,
-            shape: Shape::Diamond,
-            filled: false,
-        },
-    )?;
-    area.draw_text("p90: median over rounds", &font(13), (x + 14, y - 7))?;
-    x += 200;
-    area.draw(&DashedPathElement::new(
-        vec![(x, y - 9), (x, y + 9)],
-        5,
-        4,
-        GREY.stroke_width(1),
-    ))?;
-    area.draw_text("raw futex p50", &font(13), (x + 10, y - 7))?;
-    x += 130;
-    draw_mark(
-        area,
-        (x, y),
-        Mark {
-            color: mark_of("notifier").color,
-            shape: Shape::Circle,
-            filled: true,
-        },
-    )?;
-    area.draw_text("this crate", &font(13), (x + 12, y - 7))?;
-    Ok(())
+    let orange = mark_of("notifier").color;
+    let mut legend = legend_chart(area, None)?;
+    legend_marker(&mut legend, "p50: median over rounds", Mark::p50(blue))?;
+    legend_line(&mut legend, "p50: range over rounds", move |(x, y)| {
+        let bar = blue.mix(0.45).stroke_width(7);
+        PathElement::new(vec![(x + 2, y), (x + 18, y)], bar)
+    })?;
+    legend_marker(&mut legend, "p90: median over rounds", Mark::p90(blue))?;
+    legend_line(&mut legend, "raw futex p50", |(x, y)| {
+        let line = vec![(x + 10, y - 9), (x + 10, y + 9)];
+        DashedPathElement::new(line, 5, 4, GREY.stroke_width(1))
+    })?;
+    legend_marker(&mut legend, "this crate", Mark::p50(orange))?;
+    draw_legend(&mut legend, (170, 0), 13)
 }
 
 /// What a bench's ticks are, for the title.
@@ -589,38 +653,31 @@ fn scatter_panel(area: &Area<'_>, plot: &Scatter, panel: &crate::input::Panel) -
         .label_style(font(12))
         .axis_desc_style(font(13))
         .draw()?;
-    let area = chart.plotting_area();
     if let Some(noise) = &panel.noise {
         let (l, c) = (noise.latency, noise.cpu);
-        area.draw(&Rectangle::new(
+        chart.draw_series([Rectangle::new(
             [(l.min, c.min), (l.max, c.max)],
             GREY.mix(0.18).filled(),
-        ))?;
+        )])?;
     }
-    for line in [vec![(1.0, y0), (1.0, y1)], vec![(x0, 1.0), (x1, 1.0)]] {
-        area.draw(&DashedPathElement::new(line, 5, 4, GREY.stroke_width(1)))?;
-    }
-    for point in panel.points.iter().chain(&panel.noise) {
-        let mark = mark_of(&point.build);
-        let whisker = mark.color.mix(0.7).stroke_width(1);
+    chart.draw_series(
+        [vec![(1.0, y0), (1.0, y1)], vec![(x0, 1.0), (x1, 1.0)]]
+            .map(|line| DashedPathElement::new(line, 5, 4, GREY.stroke_width(1))),
+    )?;
+    let points = || panel.points.iter().chain(&panel.noise);
+    chart.draw_series(points().flat_map(|point| {
+        let whisker = mark_of(&point.build).color.mix(0.7).stroke_width(1);
         let (l, c) = (point.latency, point.cpu);
-        area.draw(&PathElement::new(
-            vec![(l.min, c.median), (l.max, c.median)],
-            whisker,
-        ))?;
-        area.draw(&PathElement::new(
-            vec![(l.median, c.min), (l.median, c.max)],
-            whisker,
-        ))?;
-    }
+        [
+            PathElement::new(vec![(l.min, c.median), (l.max, c.median)], whisker),
+            PathElement::new(vec![(l.median, c.min), (l.median, c.max)], whisker),
+        ]
+    }))?;
     // The baseline last but one and the others over it, in legend order
     // reversed, so the first builds of the legend stay on top.
     for point in panel.noise.iter().chain(panel.points.iter().rev()) {
-        draw_mark(
-            area,
-            (point.latency.median, point.cpu.median),
-            mark_of(&point.build),
-        )?;
+        let at = (point.latency.median, point.cpu.median);
+        draw_marker(&mut chart, at, mark_of(&point.build))?;
     }
     if !panel.missing.is_empty() {
         // No line break inside a name ("stock again").
@@ -633,11 +690,13 @@ fn scatter_panel(area: &Area<'_>, plot: &Scatter, panel: &crate::input::Panel) -
         let wrapped = wrap(&note, 48);
         let lines: Vec<(&str, u32, RGBColor)> =
             wrapped.iter().map(|l| (l.as_str(), 12, WARN)).collect();
-        text_lines(&area.strip_coord_spec(), (8, 6), &lines)?;
+        text_lines(&chart.plotting_area().strip_coord_spec(), (8, 6), &lines)?;
     }
     Ok(())
 }
 
+/// The builds of every panel, each once, in legend order, with what the
+/// whiskers, the grey box and the dashed lines mean.
 fn scatter_legend(area: &Area<'_>, plot: &Scatter) -> Result {
     let mut builds: Vec<&str> = Vec::new();
     for panel in &plot.panels {
@@ -648,64 +707,46 @@ fn scatter_legend(area: &Area<'_>, plot: &Scatter) -> Result {
         }
     }
     builds.sort_by_key(|b| rank(b));
-    let (x, mut y) = (24, 60);
-    area.draw_text("builds", &font(15), (x - 10, y - 30))?;
+    let mut legend = legend_chart(area, Some("builds"))?;
     for build in builds {
-        draw_mark(area, (x, y), mark_of(build))?;
-        area.draw_text(build, &font(14), (x + 16, y - 8))?;
-        area.draw_text(
-            describe(build),
-            &(FONT, 12).into_font().color(&GREY),
-            (x + 16, y + 9),
-        )?;
-        y += 36;
+        legend_marker(&mut legend, build, mark_of(build))?;
+        legend_text(&mut legend, describe(build))?;
     }
-    y += 10;
-    let whisker = GREY.stroke_width(1);
-    area.draw(&PathElement::new(vec![(x - 8, y), (x + 8, y)], whisker))?;
-    area.draw(&PathElement::new(vec![(x, y - 8), (x, y + 8)], whisker))?;
-    text_lines(
-        area,
-        (x + 16, y - 8),
-        &[
-            ("whiskers: min to max of the per-round", 12, BLACK),
-            ("ratios (none with one round)", 12, BLACK),
-        ],
+    legend_line(
+        &mut legend,
+        "whiskers: min to max of the per-round",
+        |(x, y)| {
+            let whisker = GREY.stroke_width(1);
+            EmptyElement::at((x + 10, y))
+                + PathElement::new(vec![(-8, 0), (8, 0)], whisker)
+                + PathElement::new(vec![(0, -8), (0, 8)], whisker)
+        },
     )?;
-    y += 44;
+    legend_text(&mut legend, "ratios (none with one round)")?;
     if plot.panels.iter().any(|p| p.noise.is_some()) {
-        area.draw(&Rectangle::new(
-            [(x - 8, y - 8), (x + 8, y + 8)],
-            GREY.mix(0.18).filled(),
-        ))?;
-        text_lines(
-            area,
-            (x + 16, y - 8),
-            &[
-                ("grey box: stock against stock over the", 12, BLACK),
-                ("rounds; a build inside it is within noise", 12, BLACK),
-            ],
+        legend_line(
+            &mut legend,
+            "grey box: stock against stock over the",
+            |(x, y)| {
+                let shade = GREY.mix(0.18).filled();
+                Rectangle::new([(x + 2, y - 8), (x + 18, y + 8)], shade)
+            },
         )?;
-        y += 44;
+        legend_text(&mut legend, "rounds; a build inside it is within noise")?;
     }
-    area.draw(&DashedPathElement::new(
-        vec![(x - 8, y), (x + 8, y)],
-        5,
-        4,
-        GREY.stroke_width(1),
-    ))?;
-    area.draw_text(
-        &format!("1.0: {}", plot.baseline),
-        &font(12),
-        (x + 16, y - 7),
-    )?;
+    legend_line(&mut legend, &format!("1.0: {}", plot.baseline), |(x, y)| {
+        let line = vec![(x + 2, y), (x + 18, y)];
+        DashedPathElement::new(line, 5, 4, GREY.stroke_width(1))
+    })?;
+    draw_legend(&mut legend, (4, 0), 13)?;
     if plot.panels.iter().any(|p| !p.missing.is_empty()) {
         // Wasted CPU is the pool's CPU minus the useful work timed on one
         // thread: on a busy machine that timing runs slow and the
         // difference goes negative.
+        let bottom = area.dim_in_pixel().1 as i32;
         text_lines(
             area,
-            (x - 10, y + 26),
+            (14, bottom - 4 * 19 - 10),
             &[
                 ("red: builds without a ratio > 0 in that case;", 12, WARN),
                 ("wasted CPU goes negative when a busy machine", 12, WARN),

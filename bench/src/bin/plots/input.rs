@@ -184,6 +184,24 @@ pub struct Panel {
     pub missing: Vec<String>,
 }
 
+impl Panel {
+    /// The panel of `case`, its points in legend order.
+    fn new(
+        case: &str,
+        mut points: Vec<Point>,
+        noise: Option<Point>,
+        missing: Vec<String>,
+    ) -> Panel {
+        points.sort_by_key(|p| rank(&p.build));
+        Panel {
+            case: case.to_string(),
+            points,
+            noise,
+            missing,
+        }
+    }
+}
+
 /// CPU against latency on one bench, one panel per case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scatter {
@@ -194,6 +212,25 @@ pub struct Scatter {
     pub latency: &'static str,
     pub cpu: &'static str,
     pub panels: Vec<Panel>,
+}
+
+impl Scatter {
+    /// The plot of `panels` on `axes`, with ratios to `baseline`; None
+    /// without a panel.
+    fn of(
+        bench: &str,
+        baseline: &str,
+        (latency, cpu): (Axis, Axis),
+        panels: Vec<Panel>,
+    ) -> Option<Scatter> {
+        (!panels.is_empty()).then(|| Scatter {
+            bench: bench.to_string(),
+            baseline: baseline.to_string(),
+            latency: latency.label,
+            cpu: cpu.label,
+            panels,
+        })
+    }
 }
 
 /// Which CPU the y axis of the CPU-vs-latency plots shows.
@@ -376,22 +413,10 @@ impl ReportJson {
                         _ => missing.push(pool.imp.clone()),
                     }
                 }
-                points.sort_by_key(|p| rank(&p.build));
-                Some(Panel {
-                    case: case.to_string(),
-                    points,
-                    noise: None,
-                    missing,
-                })
+                Some(Panel::new(case, points, None, missing))
             })
             .collect();
-        (!panels.is_empty()).then(|| Scatter {
-            bench: bench.to_string(),
-            baseline: baseline.to_string(),
-            latency: latency.label,
-            cpu: cpu.label,
-            panels,
-        })
+        Scatter::of(bench, baseline, (latency, cpu), panels)
     }
 }
 
@@ -474,34 +499,27 @@ impl RayonJson {
                         None => missing.push(build.to_string()),
                     }
                 }
-                points.sort_by_key(|p| rank(&p.build));
                 missing.sort_by_key(|b| rank(b));
-                Some(Panel {
-                    case: case.to_string(),
-                    points,
-                    noise: point(again),
-                    missing,
-                })
+                Some(Panel::new(case, points, point(again), missing))
             })
             .collect();
-        (!panels.is_empty()).then(|| Scatter {
-            bench: bench.to_string(),
-            baseline: baseline.to_string(),
-            latency: latency.label,
-            cpu: cpu.label,
-            panels,
-        })
+        Scatter::of(bench, baseline, (latency, cpu), panels)
     }
+}
+
+/// The runs the tests draw from.
+#[cfg(test)]
+pub mod fixtures {
+    /// Trimmed from `bench-report --quick --only B2,B7,B8 --rounds 3`.
+    pub const REPORT: &str = include_str!("testdata/bench-report.json");
+    /// Trimmed from `scripts/rayon-bench --rounds 1 --only B7,B8`.
+    pub const RAYON: &str = include_str!("testdata/rayon-bench.json");
 }
 
 #[cfg(test)]
 mod tests {
+    use super::fixtures::{RAYON, REPORT};
     use super::*;
-
-    /// Trimmed from `bench-report --quick --only B2,B7,B8 --rounds 3`.
-    const REPORT: &str = include_str!("testdata/bench-report.json");
-    /// Trimmed from `scripts/rayon-bench --rounds 1 --only B7,B8`.
-    const RAYON: &str = include_str!("testdata/rayon-bench.json");
 
     #[test]
     fn bench_report_run_says_machine_commit_and_rounds() {

@@ -172,9 +172,7 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const REPORT: &str = include_str!("testdata/bench-report.json");
-    const RAYON: &str = include_str!("testdata/rayon-bench.json");
+    use crate::input::fixtures::{RAYON, REPORT};
 
     #[test]
     fn every_plot_draws_from_the_fixtures_with_its_title_and_legend() {
@@ -200,6 +198,19 @@ mod tests {
             assert!(svg.starts_with("<svg"), "{file}");
             for text in ["the project&apos;s 2-vCPU VM", "commit"] {
                 assert!(svg.contains(text), "{file} does not say {text:?}");
+            }
+            // One legend line per build, or per thing B2 draws.
+            let legend: &[&str] = match file {
+                "b2-round-trip.svg" => &["p90: median over rounds", "raw futex p50", "this crate"],
+                f if f.starts_with("pool") => &["pool+jec", "rayon&apos;s own pool: the baseline"],
+                _ => &[
+                    "jec-rayon",
+                    "stock again, same round: the noise",
+                    "grey box:",
+                ],
+            };
+            for text in legend {
+                assert_eq!(svg.matches(text).count(), 1, "{file}: {text:?}");
             }
             let quick = file.starts_with("rayon") || svg.contains("NOT results");
             assert!(quick, "{file}: a --quick report must say it is not results");

@@ -5,13 +5,14 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use eventcount_pool::procstat::ProcUsage;
-use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload};
+use eventcount_pool::{AnyPool, PoolKind};
+use eventcount_workload::procstat::ProcUsage;
+use eventcount_workload::{make_tree, Workload};
 
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::{check_against_rayon, label};
-use crate::summary::{median, rotated};
+use eventcount_workload::stats::{median, rotated};
 
 /// Each pool, `opts.rounds()` times in rotated order, per workload and
 /// thread count; the sequential baseline runs on this thread.

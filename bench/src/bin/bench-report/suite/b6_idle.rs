@@ -6,13 +6,14 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount_pool::procstat::{cpu_of_other_threads, ProcUsage};
-use eventcount_pool::{AnyPool, Workload};
+use eventcount_pool::AnyPool;
+use eventcount_workload::procstat::ProcUsage;
+use eventcount_workload::stats::rotated;
+use eventcount_workload::Workload;
 
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::{check_against_rayon, label};
-use crate::summary::rotated;
 
 /// Each pool, `opts.rounds()` times in rotated order, at 2 and 8 threads.
 pub fn run(report: &mut Report, opts: &Options) {
@@ -39,19 +40,12 @@ pub fn run(report: &mut Report, opts: &Options) {
                 // CPU in the window after a burst; nothing else runs.
                 black_box(pool.run(&burst));
                 let stats_before = pool.stats();
-                let cpu_before = cpu_of_other_threads();
-                let switches_before = ProcUsage::now().voluntary_switches;
+                let before = ProcUsage::for_pool();
                 thread::sleep(window);
-                let cpu_ms =
-                    cpu_of_other_threads().saturating_sub(cpu_before).as_nanos() as f64 / 1e6;
-                let switches = ProcUsage::now().voluntary_switches - switches_before;
-                report.add(
-                    "B6",
-                    &case,
-                    label(kind),
-                    "context switches",
-                    switches as f64,
-                );
+                let spent = ProcUsage::for_pool().since(&before);
+                let cpu_ms = spent.cpu.as_nanos() as f64 / 1e6;
+                let switches = spent.voluntary_switches as f64;
+                report.add("B6", &case, label(kind), "context switches", switches);
                 if let Some(during) = stats_before.zip(pool.stats()).map(|(b, a)| a - b) {
                     // Wakes after every worker fell asleep must be 0; the
                     // window also holds the spin-down, so count both.

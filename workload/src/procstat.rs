@@ -6,7 +6,8 @@
 //! out, and otherwise only at the scheduler tick: for a thread that is
 //! running right now it can be a few milliseconds stale. Read it for
 //! threads that are blocked, never for the calling thread, when the
-//! difference matters ([`cpu_of_other_threads`]).
+//! difference matters ([`cpu_of_other_threads`]); the calling thread's
+//! own CPU time is [`calling_thread_cpu`], from the clock instead.
 
 use std::time::Duration;
 
@@ -25,9 +26,20 @@ impl ProcUsage {
         let mut usage = ProcUsage::default();
         for tid in thread_ids() {
             usage.cpu += thread_cpu(tid);
-            usage.voluntary_switches += voluntary_switches(tid);
+            usage.voluntary_switches += thread_switches(tid);
         }
         usage
+    }
+
+    /// What a measurement of a pool reads from the thread that drives it:
+    /// the CPU time of every thread but the caller ([`cpu_of_other_threads`]),
+    /// and the voluntary switches of every thread, the caller's waits for
+    /// results included.
+    pub fn for_pool() -> Self {
+        ProcUsage {
+            cpu: cpu_of_other_threads(),
+            voluntary_switches: voluntary_switches(),
+        }
     }
 
     /// Usage since `earlier` (threads that exited in between are lost, so
@@ -98,7 +110,29 @@ pub fn thread_sleeping(tid: u64) -> bool {
     }
 }
 
-fn voluntary_switches(tid: u64) -> u64 {
+/// Voluntary context switches of every live thread of this process.
+pub fn voluntary_switches() -> u64 {
+    thread_ids().into_iter().map(thread_switches).sum()
+}
+
+/// The calling thread's CPU time so far, from the thread's CPU clock: not
+/// stale like its schedstat. Useful work is timed with it, not with wall
+/// time, which another process on the machine would stretch. Zero where
+/// there is no such clock to read safely (every target but Linux and
+/// Android).
+pub fn calling_thread_cpu() -> Duration {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        Duration::ZERO
+    }
+}
+
+fn thread_switches(tid: u64) -> u64 {
     let Ok(status) = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")) else {
         return 0;
     };

@@ -1,14 +1,11 @@
 //! A control loop's tick as one job: parallel regions, each a join tree of
-//! busy leaves, with serial work between them (benchmark B8's "one install"
-//! mode, after the tick benchmark of rayon PR #1318).
+//! busy leaves, with serial work between them (B8's "one install" mode,
+//! after the tick benchmark of rayon PR #1318).
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use eventcount::SleepProtocol;
-
-use crate::workload::burst::{burst_tree, busy_work, rayon_burst};
-use crate::WorkerCtx;
+use crate::{burst_tree, busy_work, Join};
 
 /// The shape of a tick, and where its regions' times go.
 #[derive(Clone, Debug)]
@@ -26,8 +23,9 @@ pub struct TickShape {
 }
 
 impl TickShape {
-    /// Serial work before region `r` (none before the first).
-    fn serial(&self, seed: u64, r: u32) -> u64 {
+    /// Serial work before region `r` of the tick seeded `seed` (none before
+    /// the first).
+    pub fn serial(&self, seed: u64, r: u32) -> u64 {
         if r == 0 {
             0
         } else {
@@ -35,38 +33,39 @@ impl TickShape {
         }
     }
 
-    fn record(&self, times: Vec<f64>) {
+    /// The seed of region `r`'s first leaf in the tick seeded `seed`.
+    pub fn region_seed(seed: u64, r: u32) -> u64 {
+        seed * 64 + u64::from(r)
+    }
+
+    /// Append one tick's region times.
+    pub fn record(&self, times: Vec<f64>) {
         self.region_us
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .extend(times);
     }
-}
 
-/// One tick on the example pool, inside one `install`.
-pub fn tick<S: SleepProtocol + 'static>(ctx: &WorkerCtx<S>, seed: u64, shape: &TickShape) -> u64 {
-    let mut sum = 0u64;
-    let mut times = Vec::with_capacity(shape.regions as usize);
-    for r in 0..shape.regions {
-        sum = sum.wrapping_add(shape.serial(seed, r));
-        let start = Instant::now();
-        let region_seed = seed * 64 + u64::from(r);
-        sum = sum.wrapping_add(burst_tree(ctx, region_seed, shape.leaves, shape.leaf_iters));
-        times.push(start.elapsed().as_secs_f64() * 1e6);
+    /// Take every region time recorded so far, leaving none.
+    pub fn take_times(&self) -> Vec<f64> {
+        std::mem::take(&mut *self.region_us.lock().unwrap_or_else(|p| p.into_inner()))
     }
-    shape.record(times);
-    sum
 }
 
-/// [`tick`] written for rayon (call it inside a rayon pool's `install`).
-pub fn rayon_tick(seed: u64, shape: &TickShape) -> u64 {
+/// One tick, as one job on the pool.
+pub fn tick<J: Join>(worker: &J, seed: u64, shape: &TickShape) -> u64 {
     let mut sum = 0u64;
     let mut times = Vec::with_capacity(shape.regions as usize);
     for r in 0..shape.regions {
         sum = sum.wrapping_add(shape.serial(seed, r));
         let start = Instant::now();
-        let region_seed = seed * 64 + u64::from(r);
-        sum = sum.wrapping_add(rayon_burst(region_seed, shape.leaves, shape.leaf_iters));
+        let region_seed = TickShape::region_seed(seed, r);
+        sum = sum.wrapping_add(burst_tree(
+            worker,
+            region_seed,
+            shape.leaves,
+            shape.leaf_iters,
+        ));
         times.push(start.elapsed().as_secs_f64() * 1e6);
     }
     shape.record(times);
@@ -76,7 +75,7 @@ pub fn rayon_tick(seed: u64, shape: &TickShape) -> u64 {
 /// [`tick`] on the calling thread, without joins.
 pub fn tick_seq(seed: u64, shape: &TickShape) -> u64 {
     (0..shape.regions).fold(0u64, |sum, r| {
-        let region_seed = seed * 64 + u64::from(r);
+        let region_seed = TickShape::region_seed(seed, r);
         let region = (0..u64::from(shape.leaves))
             .map(|leaf| busy_work(region_seed + leaf, shape.leaf_iters))
             .fold(0, u64::wrapping_add);

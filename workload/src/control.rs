@@ -1,0 +1,166 @@
+//! B8's loop: a control loop, in the shape of rayon PR #1318's tick
+//! benchmark. Every tick runs parallel regions, each a join tree of busy
+//! leaves, with serial work between the regions, and then the pool idles
+//! until the tick's period is over. Two modes: each region its own run
+//! from the caller (the serial work runs there), or the whole tick one run
+//! (the serial work runs on a worker). bench-report runs it on the example
+//! pool and on rayon's; rayon-bench on stock and patched rayon.
+
+use std::hint::black_box;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::procstat::ProcUsage;
+use crate::{Runner, TickShape, Workload};
+
+/// One shape of tick, in units of the calibrated 5 µs job.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Parallel regions per tick.
+    pub regions: u32,
+    /// Leaves per region.
+    pub leaves: u32,
+    /// A leaf's work, in 5 µs units.
+    pub leaf_units: u32,
+    /// Serial work between two regions, in 5 µs units.
+    pub serial_units: u32,
+    /// One tick every period; an overrun is not caught up.
+    pub period: Duration,
+    /// Ticks measured in a full run.
+    pub ticks: usize,
+}
+
+/// 8 regions of 64 leaves of 10 µs, 20 µs of serial work between them,
+/// every 10 ms.
+pub const FULL: Shape = Shape {
+    regions: 8,
+    leaves: 64,
+    leaf_units: 2,
+    serial_units: 4,
+    period: Duration::from_millis(10),
+    ticks: 100,
+};
+
+/// 8 regions of 8 leaves of 5 µs, 20 µs of serial work between them, every
+/// 1 ms: the pool idles most of the tick, in gaps of every length.
+pub const LIGHT: Shape = Shape {
+    regions: 8,
+    leaves: 8,
+    leaf_units: 1,
+    serial_units: 4,
+    period: Duration::from_millis(1),
+    ticks: 400,
+};
+
+/// What the measured ticks of one [`run`] took.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Ticks measured.
+    pub ticks: usize,
+    /// CPU time of every thread but the caller's, over the measured ticks.
+    pub cpu: Duration,
+    /// Wall time of the measured ticks, their idle ends included.
+    pub wall: Duration,
+    /// Voluntary context switches of every thread meanwhile.
+    pub switches: u64,
+    /// Each tick's time, in µs, from its start to its last region's end.
+    pub tick_us: Vec<f64>,
+    /// Each region's time, in µs.
+    pub region_us: Vec<f64>,
+    /// The ticks' results, summed (wrapping): the same on every pool.
+    pub sum: u64,
+}
+
+impl Measured {
+    /// The pool's CPU time per tick, in µs.
+    pub fn cpu_us_per_tick(&self) -> f64 {
+        self.cpu.as_secs_f64() * 1e6 / self.ticks as f64
+    }
+
+    /// How many cores the pool kept busy on average.
+    pub fn cores(&self) -> f64 {
+        self.cpu.as_secs_f64() / self.wall.as_secs_f64()
+    }
+
+    /// Voluntary context switches per tick.
+    pub fn switches_per_tick(&self) -> f64 {
+        self.switches as f64 / self.ticks as f64
+    }
+}
+
+/// Warm up (a tenth of `ticks`, at least 2), then run `ticks` ticks of
+/// `shape` on `pool`, paced to the period, and measure. `iters` is the
+/// busy rounds of the 5 µs unit; `whole_tick` runs each tick as one job,
+/// else each region as its own.
+pub fn run<R: Runner + ?Sized>(
+    pool: &R,
+    shape: &Shape,
+    iters: u32,
+    whole_tick: bool,
+    ticks: usize,
+) -> Measured {
+    let tick_shape = TickShape {
+        regions: shape.regions,
+        leaves: shape.leaves,
+        leaf_iters: iters * shape.leaf_units,
+        serial_iters: iters * shape.serial_units,
+        region_us: Arc::new(Mutex::new(Vec::new())),
+    };
+    let run_tick = |seed: u64| -> u64 {
+        if whole_tick {
+            return pool.run(&Workload::Tick {
+                seed,
+                shape: tick_shape.clone(),
+            });
+        }
+        let mut sum = 0u64;
+        let mut times = Vec::with_capacity(shape.regions as usize);
+        for r in 0..shape.regions {
+            sum = sum.wrapping_add(tick_shape.serial(seed, r));
+            let start = Instant::now();
+            sum = sum.wrapping_add(pool.run(&Workload::Burst {
+                seed: TickShape::region_seed(seed, r),
+                jobs: tick_shape.leaves,
+                iters: tick_shape.leaf_iters,
+            }));
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+        tick_shape.record(times);
+        sum
+    };
+    let mut next = Instant::now();
+    let pace = |next: &mut Instant| {
+        *next += shape.period;
+        let now = Instant::now();
+        match next.checked_duration_since(now) {
+            Some(left) => thread::sleep(left),
+            None => *next = now, // overran: no catching up
+        }
+    };
+    for t in 0..(ticks / 10).max(2) as u64 {
+        black_box(run_tick(t));
+        pace(&mut next);
+    }
+    tick_shape.take_times();
+    let (before, wall_before) = (ProcUsage::for_pool(), Instant::now());
+    let mut tick_us = Vec::with_capacity(ticks);
+    let mut sum = 0u64;
+    for t in 0..ticks as u64 {
+        let start = Instant::now();
+        sum = sum.wrapping_add(run_tick(t));
+        tick_us.push(start.elapsed().as_secs_f64() * 1e6);
+        pace(&mut next);
+    }
+    let wall = wall_before.elapsed();
+    let spent = ProcUsage::for_pool().since(&before);
+    Measured {
+        ticks,
+        cpu: spent.cpu,
+        wall,
+        switches: spent.voluntary_switches,
+        tick_us,
+        region_us: tick_shape.take_times(),
+        sum,
+    }
+}
