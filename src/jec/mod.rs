@@ -445,41 +445,41 @@ impl JecSleep {
         //    returns unclaimed is a timeout: our CAS out of the sleep state
         //    races the wakers, and the winner uncounts us.
         idle.period.sleeping();
-        let counters = &self.workers[idle.worker].idle.counters;
-        let (external, left_by_ourselves, claimed_first) = match park {
-            None => (
-                false,
-                worker.sleep(deadline) && worker.cancel_sleep(),
-                false,
-            ),
+        let ended = match park {
+            None => {
+                if worker.sleep(deadline) && worker.cancel_sleep() {
+                    Round::TimedOut
+                } else {
+                    Round::Woken
+                }
+            }
             Some(mut park) => {
                 if worker.park_externally() {
                     park(deadline);
-                    (true, worker.leave_external(park), false)
+                    if worker.leave_external(park) {
+                        withdrew(true, deadline)
+                    } else {
+                        Round::Woken
+                    }
                 } else {
                     // Claimed as a futex sleeper before we committed to the
                     // park: wait for the waker's AWAKE on the word.
                     let _ = worker.sleep(None);
-                    (true, false, true)
+                    Round::Notified
                 }
             }
         };
-        let outcome = if left_by_ourselves {
+        let counters = &self.workers[idle.worker].idle.counters;
+        if matches!(ended, Round::TimedOut | Round::ParkReturned) {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
             idle.period.timed_out(counters);
-            withdrew(external, deadline)
         } else {
             idle.period.woken(counters);
-            if claimed_first {
-                Round::Notified
-            } else {
-                Round::Woken
-            }
-        };
+        }
         idle.sleepy_jec = None;
         latch.wake_up();
-        outcome
+        ended
     }
 
     /// Back out a registered sleeper that is not going to sleep: leave
