@@ -67,7 +67,8 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// # rayon's policy, and fixed rounds
 ///
 /// [`IdlePolicy::rayon`] is rayon-core's fixed policy: 32 yield rounds, no
-/// spinning and no cap, whatever the machine. [`spin_rounds`](IdlePolicy::spin_rounds),
+/// spinning and no cap, whatever the machine. [`IdlePolicy::tokio`] is tokio's:
+/// no search rounds, and half the pool searching at most. [`spin_rounds`](IdlePolicy::spin_rounds),
 /// [`spins_per_round`](IdlePolicy::spins_per_round) and
 /// [`yield_rounds`](IdlePolicy::yield_rounds) give any count of rounds
 /// instead (starting from rayon's values if the policy was timed).
@@ -185,6 +186,40 @@ impl IdlePolicy {
             },
             empty_wake_sleeps: false,
             searchers: Searchers::All,
+        }
+    }
+
+    /// tokio's policy: no search rounds at all, and at most half the
+    /// pool (rounded up) searching from its top-level loop at once.
+    ///
+    /// A tokio worker that finds nothing in its queues and nothing to
+    /// steal parks at once: it does not spin or yield first. What keeps a
+    /// parked pool responsive is the searcher bound instead: a post wakes a
+    /// worker to search, and at most half the workers search at once. Here
+    /// the same shape is a policy of zero rounds (the worker gets sleepy at
+    /// its first empty round, then makes the protocol's final check and
+    /// sleeps) with the cap of [`max_searching_half`](IdlePolicy::max_searching_half).
+    /// There is no empty-wake rule: with no search, it has nothing to skip.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tokio = eventcount::IdlePolicy::tokio();
+    /// assert_eq!(tokio.rounds_until_sleepy(), Some(0)); // sleepy at the first empty round
+    /// assert_eq!(tokio.search_bounds(), None);
+    /// assert_eq!(tokio.searcher_cap(8), Some(4));
+    /// assert_eq!(tokio.searcher_cap(7), Some(4));
+    /// assert!(!tokio.sleeps_after_empty_wake());
+    /// ```
+    pub const fn tokio() -> Self {
+        IdlePolicy {
+            search: SearchLength::Rounds {
+                spin: 0,
+                spins_per_round: 64,
+                yields: 0,
+            },
+            empty_wake_sleeps: false,
+            searchers: Searchers::Half,
         }
     }
 
