@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::options::Options;
+use crate::oracle;
 use crate::report::{Check, Report, Series};
 use crate::summary::distinct;
 
@@ -17,6 +18,9 @@ struct Document<'a> {
     commit: Option<String>,
     config: Config,
     rows: Vec<Row<'a>>,
+    /// With `--oracle`: each row's best fixed budget in band, and the
+    /// default's distance from it.
+    oracle: Vec<OracleRow<'a>>,
     checks: &'a [Check],
     foreign_load_percent: InOrder<String, f64>,
     notes: &'a [String],
@@ -27,6 +31,59 @@ struct Config {
     rounds: u16,
     quick: bool,
     only: Vec<String>,
+    /// The protocols that got the fixed budgets, and the budgets in µs.
+    oracle: Option<Vec<&'static str>>,
+    budgets_us: Option<Vec<u32>>,
+}
+
+/// One row of the oracle (see `oracle::Row`); `null` where a value does not
+/// exist (no budget in band, a ratio to zero).
+#[derive(Serialize)]
+struct OracleRow<'a> {
+    bench: &'static str,
+    case: &'a str,
+    metric: &'static str,
+    protocol: &'static str,
+    band: [f64; 2],
+    oracle_budget_us: Option<u32>,
+    oracle_wasted_us: Option<f64>,
+    oracle_latency_x_stock: Option<f64>,
+    /// Where no budget is in band: the one nearest to it.
+    nearest_budget_us: Option<u32>,
+    nearest_latency_x_stock: Option<f64>,
+    default_wasted_us: f64,
+    default_latency_x_stock: f64,
+    default_in_band: bool,
+    /// The default's waste over the oracle's.
+    distance: Option<f64>,
+    stock_wasted_us: f64,
+    default_wasted_x_stock: Option<f64>,
+    summary: String,
+}
+
+impl<'a> OracleRow<'a> {
+    fn new(row: &oracle::Row<'a>) -> Self {
+        let o = &row.oracle;
+        OracleRow {
+            bench: row.bench,
+            case: row.case,
+            metric: row.metric,
+            protocol: row.protocol.name(),
+            band: [o.band.low, o.band.high],
+            oracle_budget_us: o.best.map(|b| b.budget_us),
+            oracle_wasted_us: o.best.map(|b| b.measured.wasted_us),
+            oracle_latency_x_stock: o.best.map(|b| b.measured.latency_ratio),
+            nearest_budget_us: o.nearest.map(|b| b.budget_us),
+            nearest_latency_x_stock: o.nearest.map(|b| b.measured.latency_ratio),
+            default_wasted_us: o.default.wasted_us,
+            default_latency_x_stock: o.default.latency_ratio,
+            default_in_band: o.default_in_band(),
+            distance: o.distance(),
+            stock_wasted_us: o.stock_wasted_us,
+            default_wasted_x_stock: o.default_x_stock_waste(),
+            summary: o.summary(),
+        }
+    }
 }
 
 /// One implementation in one case: each metric's median and its values
@@ -86,8 +143,17 @@ pub fn render(report: &Report, machine: &Machine, opts: &Options) -> String {
             rounds: opts.rounds,
             quick: opts.quick,
             only: opts.only().iter().map(|b| format!("B{b}")).collect(),
+            oracle: opts
+                .oracle
+                .as_ref()
+                .map(|p| p.list().iter().map(|p| p.name()).collect()),
+            budgets_us: opts.oracle.as_ref().map(|_| opts.budgets().us().to_vec()),
         },
         rows,
+        oracle: oracle::rows(report, opts)
+            .iter()
+            .map(OracleRow::new)
+            .collect(),
         checks: &report.checks,
         foreign_load_percent: InOrder(
             report
