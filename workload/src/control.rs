@@ -11,7 +11,9 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::procstat::{calling_thread_cpu, ProcUsage};
+use crate::procstat::{
+    calling_thread_cpu, cpu_between, cpu_by_thread, voluntary_switches, ProcUsage,
+};
 use crate::{Runner, TickShape, Workload};
 
 /// One shape of tick, in units of the calibrated 5 µs job.
@@ -184,9 +186,10 @@ fn run_hooked<R: Runner + ?Sized>(
 /// warm-ups.
 ///
 /// The result merges both: `ticks` counts both pools' ticks (so the CPU
-/// per tick is per pool), `cpu` is both pools' CPU time (the process's,
-/// less the two driving threads'), the latencies are both pools', `sum`
-/// adds both results, and `wall` is the longer of the two runs.
+/// per tick is per pool), `cpu` is both pools' CPU time (that of the
+/// process's threads alive over the whole measurement, less the two
+/// driving threads'), the latencies are both pools', `sum` adds both
+/// results, and `wall` is the longer of the two runs.
 pub fn run_pair<R: Runner + Sync + ?Sized>(
     pools: [&R; 2],
     shape: &Shape,
@@ -215,9 +218,12 @@ pub fn run_pair<R: Runner + Sync + ?Sized>(
             })
         });
         start.wait();
-        let before = ProcUsage::now();
+        let (before, switches_before) = (cpu_by_thread(), voluntary_switches());
         end.wait();
-        let spent = ProcUsage::now().since(&before);
+        let spent = ProcUsage {
+            cpu: cpu_between(&before, &cpu_by_thread()),
+            voluntary_switches: voluntary_switches().saturating_sub(switches_before),
+        };
         end.wait();
         let runs = drivers.map(|d| d.join().expect("a driver of run_pair panicked"));
         (runs, spent)

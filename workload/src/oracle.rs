@@ -99,6 +99,35 @@ impl Oracle {
         (self.stock_wasted_us > 0.0).then(|| self.default.wasted_us / self.stock_wasted_us)
     }
 
+    /// The verdict as named numbers, for a tool's JSON: the same keys in
+    /// both tools, `None` where a value does not exist (no budget in band,
+    /// a ratio to zero). Latencies are ratios to stock, wastes µs per tick;
+    /// `distance` is the default's waste over the oracle's.
+    pub fn fields(&self) -> [(&'static str, Option<f64>); 12] {
+        let best = self.best.map(|b| b.measured);
+        let near = self.nearest.map(|b| b.measured);
+        [
+            ("band_low", Some(self.band.low)),
+            ("band_high", Some(self.band.high)),
+            (
+                "oracle_budget_us",
+                self.best.map(|b| f64::from(b.budget_us)),
+            ),
+            ("oracle_wasted_us", best.map(|m| m.wasted_us)),
+            ("oracle_latency_x_stock", best.map(|m| m.latency_ratio)),
+            (
+                "nearest_budget_us",
+                self.nearest.map(|b| f64::from(b.budget_us)),
+            ),
+            ("nearest_latency_x_stock", near.map(|m| m.latency_ratio)),
+            ("default_wasted_us", Some(self.default.wasted_us)),
+            ("default_latency_x_stock", Some(self.default.latency_ratio)),
+            ("distance", self.distance()),
+            ("stock_wasted_us", Some(self.stock_wasted_us)),
+            ("default_wasted_x_stock", self.default_x_stock_waste()),
+        ]
+    }
+
     /// One line that says it all, the same in both tools:
     /// `oracle 25us: waste 3.1 us, latency 1.00x (band 0.98-1.02); default
     /// waste 3.4 us = 1.10x oracle, latency 0.99x (in band)`.

@@ -36,52 +36,31 @@ struct Config {
     budgets_us: Option<Vec<u32>>,
 }
 
-/// One row of the oracle (see `oracle::Row`); `null` where a value does not
-/// exist (no budget in band, a ratio to zero).
+/// One row of the oracle (see `oracle::Row`): its verdict as named
+/// numbers, `null` where one does not exist (no budget in band, a ratio to
+/// zero), and the same words as the tables.
 #[derive(Serialize)]
 struct OracleRow<'a> {
     bench: &'static str,
     case: &'a str,
     metric: &'static str,
     protocol: &'static str,
-    band: [f64; 2],
-    oracle_budget_us: Option<u32>,
-    oracle_wasted_us: Option<f64>,
-    oracle_latency_x_stock: Option<f64>,
-    /// Where no budget is in band: the one nearest to it.
-    nearest_budget_us: Option<u32>,
-    nearest_latency_x_stock: Option<f64>,
-    default_wasted_us: f64,
-    default_latency_x_stock: f64,
+    #[serde(flatten)]
+    verdict: InOrder<&'static str, Option<f64>>,
     default_in_band: bool,
-    /// The default's waste over the oracle's.
-    distance: Option<f64>,
-    stock_wasted_us: f64,
-    default_wasted_x_stock: Option<f64>,
     summary: String,
 }
 
 impl<'a> OracleRow<'a> {
     fn new(row: &oracle::Row<'a>) -> Self {
-        let o = &row.oracle;
         OracleRow {
             bench: row.bench,
             case: row.case,
             metric: row.metric,
             protocol: row.protocol.name(),
-            band: [o.band.low, o.band.high],
-            oracle_budget_us: o.best.map(|b| b.budget_us),
-            oracle_wasted_us: o.best.map(|b| b.measured.wasted_us),
-            oracle_latency_x_stock: o.best.map(|b| b.measured.latency_ratio),
-            nearest_budget_us: o.nearest.map(|b| b.budget_us),
-            nearest_latency_x_stock: o.nearest.map(|b| b.measured.latency_ratio),
-            default_wasted_us: o.default.wasted_us,
-            default_latency_x_stock: o.default.latency_ratio,
-            default_in_band: o.default_in_band(),
-            distance: o.distance(),
-            stock_wasted_us: o.stock_wasted_us,
-            default_wasted_x_stock: o.default_x_stock_waste(),
-            summary: o.summary(),
+            verdict: InOrder(row.oracle.fields().to_vec()),
+            default_in_band: row.oracle.default_in_band(),
+            summary: row.oracle.summary(),
         }
     }
 }

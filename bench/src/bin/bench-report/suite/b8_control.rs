@@ -83,8 +83,10 @@ pub fn run_case(
                     contender.build(threads, opts),
                 );
                 let m = control::run_pair([&a, &b], shape, iters, whole_tick, ticks);
-                a.shutdown();
+                // The later first: each waits for the threads started after
+                // it was built to end.
                 b.shutdown();
+                a.shutdown();
                 m
             } else {
                 let pool = contender.build(threads, opts);
