@@ -11,7 +11,7 @@
 //! of `latch.rs`), so that a wait on any other latch is a join.
 //!
 //! Which protocol and which idle policy the pool runs is decided by the
-//! `Protocol` type and the `POLICY` constant below: by features in the
+//! `Protocol` type and the `policy` function below: by features in the
 //! copies that eventcount's own tools build, fixed in a copy written by
 //! `rayon-interop export`. Every call goes through the `SleepProtocol`
 //! trait, so the shim is written once for all of them.
@@ -59,6 +59,27 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
 } else {
     IdlePolicy::new()
 };
+
+/// The policy of a pool about to be built: `POLICY`, except with the
+/// `fixed-budget` feature, which eventcount's benchmarks use to sweep
+/// fixed search budgets without a build per budget: then `POLICY` with its
+/// search budget fixed at `EVENTCOUNT_SEARCH_BUDGET_US` microseconds, read
+/// from the environment each time a pool is built.
+fn policy() -> IdlePolicy {
+    if !cfg!(feature = "fixed-budget") {
+        return POLICY;
+    }
+    let variable = "EVENTCOUNT_SEARCH_BUDGET_US";
+    let value = std::env::var(variable).unwrap_or_default();
+    let Ok(us) = value.parse::<u64>() else {
+        panic!(
+            "rayon-core on eventcount, feature fixed-budget: {variable} is {value:?}, \
+             not a whole number of microseconds"
+        );
+    };
+    let budget = std::time::Duration::from_micros(us);
+    POLICY.search_budget(budget, budget)
+}
 // eventcount-choice: end
 
 /// Whether each pool prints its line (see the module docs). The environment
@@ -83,7 +104,8 @@ pub(super) struct Sleep<P: SleepProtocol = Protocol> {
 impl<P: SleepProtocol> Sleep<P> {
     /// rayon-core has already clamped `n_threads` to `THREADS_MAX`.
     pub(super) fn new(n_threads: usize) -> Self {
-        let protocol = match P::try_with_policy(n_threads, POLICY) {
+        let policy = policy();
+        let protocol = match P::try_with_policy(n_threads, policy) {
             Ok(protocol) => protocol,
             Err(err) => panic!("rayon-core on eventcount: {err}"),
         };
@@ -93,7 +115,7 @@ impl<P: SleepProtocol> Sleep<P> {
             let name = std::any::type_name::<P>().rsplit("::").next();
             let _ = writeln!(
                 std::io::stderr(),
-                "eventcount: rayon-core pool: protocol {}, policy {POLICY:?}, {n_threads} threads",
+                "eventcount: rayon-core pool: protocol {}, policy {policy:?}, {n_threads} threads",
                 name.unwrap_or("?"),
             );
         }

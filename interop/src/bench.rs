@@ -6,12 +6,21 @@
 //! noise: its ratio to the first stock run would be 1.00 on a quiet
 //! machine, and its spread over the rounds is the band a row must leave to
 //! count as a real difference.
+//!
+//! With `--oracle`, each protocol named is built once more with the
+//! `fixed-budget` feature, and runs once per budget of `--budgets` (the
+//! budget passed in the environment) in the cases with a waste and a
+//! latency (B7-B9); each such row gets the oracle's verdict
+//! (`eventcount_workload::oracle`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use eventcount_workload::budgets::{self, Budgets, Protocols};
+use eventcount_workload::hog::Hogs;
+use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
 use eventcount_workload::source_commit;
 use eventcount_workload::stats::{median, rotated};
 use eventcount_workload::ticks::GAPS;
@@ -37,9 +46,18 @@ pub struct Options {
     #[arg(long)]
     json: bool,
     /// Run only these benches: comma-separated from B5, par, sat, B6, B7,
-    /// B8 (all of them by default).
+    /// B8, B9 (all of them by default).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// The oracle sweep: each protocol listed (jec, notifier) also runs
+    /// with the default policy's search budget fixed at each of --budgets,
+    /// in B7-B9, and each row reports the best budget whose latency stays
+    /// in the stock-vs-stock band [default list: jec,notifier].
+    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "jec,notifier")]
+    oracle: Option<Protocols>,
+    /// The fixed search budgets of --oracle, in µs [default: 0,10,25,50,100,200,500].
+    #[arg(long, value_name = "LIST", requires = "oracle")]
+    budgets: Option<Budgets>,
 }
 
 /// One build of the workloads: stock rayon, or rayon-core patched onto a
@@ -51,13 +69,63 @@ pub struct Build {
     protocol: Option<Protocol>,
     /// The patched rayon-core's policy feature, if not the default.
     policy: Option<&'static str>,
+    /// With the `fixed-budget` feature: the budget comes from the
+    /// environment of each run.
+    fixed_budget: bool,
 }
 
 const STOCK: Build = Build {
     name: "stock",
     protocol: None,
     policy: None,
+    fixed_budget: false,
 };
+
+/// The patched rayon-core's feature that fixes the search budget from
+/// `BUDGET_VARIABLE` (the shim's `policy`).
+const BUDGET_FEATURE: &str = "fixed-budget";
+
+/// The environment variable the shim reads the fixed budget from, in µs.
+const BUDGET_VARIABLE: &str = "EVENTCOUNT_SEARCH_BUDGET_US";
+
+/// The oracle's builds: each protocol on the default policy, its budget
+/// fixed per run.
+const FIXED: [Build; 2] = [
+    Build {
+        name: "jec-fixed",
+        protocol: Some(Protocol::Jec),
+        policy: None,
+        fixed_budget: true,
+    },
+    Build {
+        name: "notifier-fixed",
+        protocol: Some(Protocol::Notifier),
+        policy: None,
+        fixed_budget: true,
+    },
+];
+
+/// A protocol of the sweep as this tool names it.
+fn sweep_protocol(protocol: budgets::Protocol) -> Protocol {
+    match protocol {
+        budgets::Protocol::Jec => Protocol::Jec,
+        budgets::Protocol::Notifier => Protocol::Notifier,
+    }
+}
+
+/// The build that sweeps `protocol`'s budgets, and the one that runs its
+/// default policy (the oracle's comparison).
+fn sweep_builds(protocol: budgets::Protocol) -> (&'static Build, &'static Build) {
+    let protocol = Some(sweep_protocol(protocol));
+    let fixed = FIXED.iter().find(|b| b.protocol == protocol);
+    let default = PATCHED
+        .iter()
+        .find(|b| b.protocol == protocol && b.policy.is_none());
+    (
+        fixed.expect("a fixed-budget build per protocol"),
+        default.expect("a default build per protocol"),
+    )
+}
 
 /// The second stock run of every round: the same binary as `STOCK`.
 const STOCK_AGAIN: &str = "stock again";
@@ -67,6 +135,7 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
         name,
         protocol: Some(protocol),
         policy,
+        fixed_budget: false,
     }
 }
 
@@ -117,6 +186,9 @@ impl Build {
         if let Some(policy) = self.policy {
             features.push(format!("\"{policy}\""));
         }
+        if self.fixed_budget {
+            features.push(format!("\"{BUDGET_FEATURE}\""));
+        }
         format!(
             "{{ version = \"={RAYON_CORE_VERSION}\", features = [{}] }}",
             features.join(", ")
@@ -131,7 +203,65 @@ struct Case {
     label: String,
     args: Vec<String>,
     metrics: &'static [(&'static str, &'static str)],
+    /// CPU-hog processes running meanwhile (B9).
+    hogs: usize,
 }
+
+impl Case {
+    /// Whether the case has a waste and a latency: the oracle's rows, the
+    /// only cases its fixed budgets run in.
+    fn has_oracle(&self) -> bool {
+        self.metrics.iter().any(|(m, _)| *m == WASTE)
+    }
+}
+
+/// The waste the oracle minimises, as the workload program names it.
+const WASTE: &str = "wasted_us";
+
+/// The latencies the oracle holds to the band, as the workload program
+/// names them.
+const LATENCIES: [&str; 6] = [
+    "p50_us",
+    "p90_us",
+    "tick_p50_us",
+    "tick_p99_us",
+    "region_p50_us",
+    "region_p99_us",
+];
+
+/// B7's metrics.
+const TICKS_METRICS: &[(&str, &str)] = &[
+    ("cpu_us", "pool cpu us per tick"),
+    (WASTE, "wasted cpu us per tick"),
+    ("p50_us", "p50 latency us"),
+    ("p90_us", "p90 latency us"),
+    ("switches", "ctx switches per tick"),
+];
+
+/// B8's metrics.
+const CONTROL_METRICS: &[(&str, &str)] = &[
+    ("cpu_cores", "pool cpu in cores"),
+    ("cpu_per_useful", "cpu / useful work"),
+    (WASTE, "wasted cpu us per tick"),
+    ("tick_p50_us", "tick p50 us"),
+    ("tick_p99_us", "tick p99 us"),
+    ("region_p50_us", "region p50 us"),
+    ("region_p99_us", "region p99 us"),
+    ("switches", "ctx switches per tick"),
+];
+
+/// B8's shapes: the workload program's name, and the table's.
+const SHAPES: [(&str, &str); 2] = [
+    ("full", "8 regions x 64 x 10 us, 10 ms"),
+    ("light", "8 regions x 8 x 5 us, 1 ms"),
+];
+
+/// B8's modes: the workload program's name, and the table's.
+const MODES: [(&str, &str); 2] = [("regions", "install per region"), ("tick", "one install")];
+
+/// B9's CPU hogs: one per vCPU of the machine the benchmarks are written
+/// for, beside a pool of 2.
+const HOGS: usize = 2;
 
 fn cases(iters: u32) -> Vec<Case> {
     let mut cases = Vec::new();
@@ -149,6 +279,7 @@ fn cases(iters: u32) -> Vec<Case> {
                 label: format!("{label}, {threads} threads"),
                 args: vec![workload.into(), threads.to_string()],
                 metrics: &[("ms", "ms per run"), ("switches", "ctx switches per run")],
+                hogs: 0,
             });
         }
     }
@@ -158,6 +289,7 @@ fn cases(iters: u32) -> Vec<Case> {
             label: format!("idle 300 ms after a burst, {threads} threads"),
             args: vec!["idle".into(), threads.to_string()],
             metrics: &[("cpu_ms", "pool cpu ms"), ("switches", "ctx switches")],
+            hogs: 0,
         });
     }
     for threads in [2, 8] {
@@ -165,53 +297,79 @@ fn cases(iters: u32) -> Vec<Case> {
             cases.push(Case {
                 bench: "B7",
                 label: format!("ticks of 8 x 5 us, gap {gap_us} us, {threads} threads"),
-                args: vec![
-                    "ticks".into(),
-                    threads.to_string(),
-                    gap_us.to_string(),
-                    iters.to_string(),
-                ],
-                metrics: &[
-                    ("cpu_us", "pool cpu us per tick"),
-                    ("wasted_us", "wasted cpu us per tick"),
-                    ("p50_us", "p50 latency us"),
-                    ("p90_us", "p90 latency us"),
-                    ("switches", "ctx switches per tick"),
-                ],
+                args: ticks_args(threads, gap_us, iters),
+                metrics: TICKS_METRICS,
+                hogs: 0,
             });
         }
     }
     for threads in [2, 8] {
-        for (shape, shape_label) in [
-            ("full", "8 regions x 64 x 10 us, 10 ms"),
-            ("light", "8 regions x 8 x 5 us, 1 ms"),
-        ] {
-            for (mode, mode_label) in [("regions", "install per region"), ("tick", "one install")] {
+        for (shape, shape_label) in SHAPES {
+            for (mode, mode_label) in MODES {
                 cases.push(Case {
                     bench: "B8",
                     label: format!("{shape_label}, {mode_label}, {threads} threads"),
-                    args: vec![
-                        "control".into(),
-                        threads.to_string(),
-                        mode.into(),
-                        shape.into(),
-                        iters.to_string(),
-                    ],
-                    metrics: &[
-                        ("cpu_cores", "pool cpu in cores"),
-                        ("cpu_per_useful", "cpu / useful work"),
-                        ("wasted_us", "wasted cpu us per tick"),
-                        ("tick_p50_us", "tick p50 us"),
-                        ("tick_p99_us", "tick p99 us"),
-                        ("region_p50_us", "region p50 us"),
-                        ("region_p99_us", "region p99 us"),
-                        ("switches", "ctx switches per tick"),
-                    ],
+                    args: control_args("control", threads, mode, shape, iters),
+                    metrics: CONTROL_METRICS,
+                    hogs: 0,
+                });
+            }
+        }
+    }
+    // B9: oversubscription the pool did not choose, at 2 threads.
+    for gap_us in GAPS.map(|gap| gap.as_micros()) {
+        cases.push(Case {
+            bench: "B9",
+            label: format!("{HOGS} CPU hogs, B7 gap {gap_us} us, 2 threads"),
+            args: ticks_args(2, gap_us, iters),
+            metrics: TICKS_METRICS,
+            hogs: HOGS,
+        });
+    }
+    for (program, what, hogs) in [
+        ("control", format!("{HOGS} CPU hogs"), HOGS),
+        ("control-pair", "two pools at once".to_string(), 0),
+    ] {
+        for (shape, shape_label) in SHAPES {
+            for (mode, mode_label) in MODES {
+                cases.push(Case {
+                    bench: "B9",
+                    label: format!("{what}, B8 {shape_label}, {mode_label}, 2 threads"),
+                    args: control_args(program, 2, mode, shape, iters),
+                    metrics: CONTROL_METRICS,
+                    hogs,
                 });
             }
         }
     }
     cases
+}
+
+fn ticks_args(threads: u32, gap_us: u128, iters: u32) -> Vec<String> {
+    vec![
+        "ticks".into(),
+        threads.to_string(),
+        gap_us.to_string(),
+        iters.to_string(),
+    ]
+}
+
+fn control_args(program: &str, threads: u32, mode: &str, shape: &str, iters: u32) -> Vec<String> {
+    vec![
+        program.into(),
+        threads.to_string(),
+        mode.into(),
+        shape.into(),
+        iters.to_string(),
+    ]
+}
+
+/// One run of a round: a build's binary, with a fixed budget in its
+/// environment for the oracle's builds.
+struct Run<'a> {
+    name: String,
+    binary: &'a Path,
+    budget_us: Option<u32>,
 }
 
 /// Build everything, run every case, print the report. Ok(false) if the
@@ -220,39 +378,87 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     if options.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let tree = patch::prepare(scratch)?;
-    let mut builds: Vec<&Build> = vec![&STOCK];
-    builds.extend(options.builds.0.iter().copied());
-    let binaries = build(scratch, &tree.root, &builds)?;
-    // Every round runs the stock binary twice: as "stock" and "stock again".
-    let mut runs: Vec<(&str, &Path)> = builds
-        .iter()
-        .map(|b| (b.name, binaries[b.name].as_path()))
-        .collect();
-    runs.push((STOCK_AGAIN, binaries[STOCK.name].as_path()));
-
-    let calibration = workload(&binaries[STOCK.name], &["calibrate".to_string()])?;
-    let iters = calibration["iters"].as_u64().unwrap_or(1) as u32;
-    let useful_us = calibration["useful_us"].as_f64().unwrap_or(f64::NAN);
-
-    let mut rows = Vec::new();
-    let mut consistent = true;
-    let known = ["B5", "par", "sat", "B6", "B7", "B8"];
+    let known = ["B5", "par", "sat", "B6", "B7", "B8", "B9"];
     if let Some(unknown) = options.only.iter().find(|b| !known.contains(&b.as_str())) {
         return Err(format!(
             "--only: unknown bench {unknown:?}: expected some of {}",
             known.join(", ")
         ));
     }
+    let tree = patch::prepare(scratch)?;
+    let mut builds: Vec<&Build> = vec![&STOCK];
+    builds.extend(options.builds.0.iter().copied());
+    let sweep: &[budgets::Protocol] = options.oracle.as_ref().map_or(&[], |p| p.list());
+    let budgets = options.budgets.clone().unwrap_or_default();
+    for &protocol in sweep {
+        // The oracle measures the default against the budgets: both run.
+        let (fixed, default) = sweep_builds(protocol);
+        for build in [default, fixed] {
+            if !builds.contains(&build) {
+                builds.push(build);
+            }
+        }
+    }
+    let binaries = build(scratch, &tree.root, &builds)?;
+    // Every round runs the stock binary twice: as "stock" and "stock again";
+    // a fixed-budget build once per budget.
+    let mut runs: Vec<Run> = Vec::new();
+    for b in &builds {
+        let binary = binaries[b.name].as_path();
+        let Some(protocol) = b.fixed_budget.then_some(b.protocol).flatten() else {
+            runs.push(Run {
+                name: b.name.to_string(),
+                binary,
+                budget_us: None,
+            });
+            continue;
+        };
+        let swept = sweep.iter().find(|&&p| sweep_protocol(p) == protocol);
+        for &us in budgets.us() {
+            runs.push(Run {
+                name: swept
+                    .expect("only swept protocols get a fixed build")
+                    .variant(us),
+                binary,
+                budget_us: Some(us),
+            });
+        }
+    }
+    runs.push(Run {
+        name: STOCK_AGAIN.to_string(),
+        binary: binaries[STOCK.name].as_path(),
+        budget_us: None,
+    });
+
+    let calibration = workload(&binaries[STOCK.name], &["calibrate".to_string()], None)?;
+    let iters = calibration["iters"].as_u64().unwrap_or(1) as u32;
+    let useful_us = calibration["useful_us"].as_f64().unwrap_or(f64::NAN);
+
+    let mut rows = Vec::new();
+    let mut oracles = Vec::new();
+    let mut consistent = true;
     let chosen =
         |case: &Case| options.only.is_empty() || options.only.iter().any(|b| b == case.bench);
     for case in cases(iters).into_iter().filter(chosen) {
-        // values[metric][build] = one value per round.
+        // The fixed budgets run only where the oracle has a row.
+        let case_runs: Vec<&Run> = runs
+            .iter()
+            .filter(|r| r.budget_us.is_none() || case.has_oracle())
+            .collect();
+        // Started for this case's runs; stopped when dropped, at its end.
+        let _hogs = match case.hogs {
+            0 => None,
+            n => Some(
+                Hogs::start(n)
+                    .map_err(|e| format!("{}: cannot start CPU hogs: {e}", case.label))?,
+            ),
+        };
+        // values[metric][run] = one value per round.
         let mut values: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
         for round in 0..options.rounds {
             let mut checks = Vec::new();
-            for (name, binary) in rotated(&runs, round) {
-                let report = workload(binary, &case.args)?;
+            for run in rotated(&case_runs, round) {
+                let report = workload(run.binary, &case.args, run.budget_us)?;
                 for &(metric, _) in case.metrics {
                     let value = report[metric].as_f64().ok_or_else(|| {
                         format!("workload {:?} printed no {metric}: {report}", case.args)
@@ -260,12 +466,12 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
                     values
                         .entry(metric)
                         .or_default()
-                        .entry(name)
+                        .entry(run.name.as_str())
                         .or_default()
                         .push(value);
                 }
                 if let Some(check) = report["check"].as_u64() {
-                    checks.push((name, check));
+                    checks.push((run.name.as_str(), check));
                 }
             }
             if checks.windows(2).any(|w| w[0].1 != w[1].1) {
@@ -276,17 +482,45 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
                 consistent = false;
             }
         }
-        for &(metric, unit) in case.metrics {
-            rows.push(Row::new(case.bench, &case.label, unit, &values[metric]));
+        let case_rows: Vec<(&str, Row)> = case
+            .metrics
+            .iter()
+            .map(|&(metric, unit)| {
+                (
+                    metric,
+                    Row::new(case.bench, &case.label, unit, &values[metric]),
+                )
+            })
+            .collect();
+        let row_of = |metric: &str| case_rows.iter().find(|(m, _)| *m == metric).map(|(_, r)| r);
+        if let Some(waste) = row_of(WASTE) {
+            for metric in LATENCIES {
+                let Some(latency) = row_of(metric) else {
+                    continue;
+                };
+                for &protocol in sweep {
+                    if let Some(oracle) = oracle_of(latency, waste, protocol, &budgets) {
+                        oracles.push(OracleRow {
+                            bench: case.bench,
+                            case: case.label.clone(),
+                            metric: latency.metric,
+                            protocol,
+                            oracle,
+                        });
+                    }
+                }
+            }
         }
+        rows.extend(case_rows.into_iter().map(|(_, row)| row));
         if !options.json {
             eprintln!("done: {}", case.label);
         }
     }
-    let names: Vec<&str> = runs.iter().map(|(name, _)| *name).collect();
+    let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
 
     if options.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
+        let oracles: Vec<Value> = oracles.iter().map(OracleRow::to_json).collect();
         let report = json!({
             // Which run a plot of these rows shows (docs/benchmarks.md, "Plots").
             "commit": source_commit(),
@@ -295,9 +529,12 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             "rayon": RAYON_VERSION,
             "rounds": options.rounds,
             "builds": names,
+            "oracle": sweep.iter().map(|p| p.name()).collect::<Vec<_>>(),
+            "budgets_us": if sweep.is_empty() { Vec::new() } else { budgets.us().to_vec() },
             "tick_job_iters": iters,
             "tick_useful_us": useful_us,
             "rows": rows,
+            "oracle_rows": oracles,
         });
         println!(
             "{}",
@@ -305,8 +542,83 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
         );
     } else {
         print!("{}", table(&rows, &names, options.rounds, useful_us));
+        if !oracles.is_empty() {
+            print!("{}", oracle_table(&oracles));
+        }
     }
     Ok(consistent)
+}
+
+/// One row's verdict for one swept protocol.
+struct OracleRow {
+    bench: &'static str,
+    case: String,
+    metric: &'static str,
+    protocol: budgets::Protocol,
+    oracle: Oracle,
+}
+
+impl OracleRow {
+    fn to_json(&self) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert("bench".into(), json!(self.bench));
+        object.insert("case".into(), json!(self.case));
+        object.insert("metric".into(), json!(self.metric));
+        object.insert("protocol".into(), json!(self.protocol.name()));
+        for (key, value) in self.oracle.fields() {
+            object.insert(key.into(), json!(value));
+        }
+        object.insert(
+            "default_in_band".into(),
+            json!(self.oracle.default_in_band()),
+        );
+        object.insert("summary".into(), json!(self.oracle.summary()));
+        Value::Object(object)
+    }
+}
+
+/// The oracle of one latency row against the waste row of the same case,
+/// for `protocol`: `None` without a band (no second stock run) or without
+/// stock's waste.
+fn oracle_of(
+    latency: &Row,
+    waste: &Row,
+    protocol: budgets::Protocol,
+    budgets: &Budgets,
+) -> Option<Oracle> {
+    let &(_, low, high) = latency.ratios.get(STOCK_AGAIN)?;
+    let band = Band { low, high };
+    let measured = |name: &str| Measured {
+        latency_ratio: latency.ratios.get(name).map_or(f64::NAN, |r| r.0),
+        wasted_us: waste.medians.get(name).copied().unwrap_or(f64::NAN),
+    };
+    let (_, default) = sweep_builds(protocol);
+    let swept: Vec<(u32, Measured)> = budgets
+        .us()
+        .iter()
+        .map(|&us| (us, measured(&protocol.variant(us))))
+        .collect();
+    let stock = *waste.medians.get(STOCK.name)?;
+    Some(judge(band, stock, measured(default.name), &swept))
+}
+
+fn oracle_table(oracles: &[OracleRow]) -> String {
+    let mut out = String::from(
+        "\noracle: per case and latency metric, the fixed budget with the least waste whose \
+         latency ratio to stock is at most the top of the stock-vs-stock band\n",
+    );
+    for o in oracles {
+        let _ = writeln!(
+            out,
+            "{:<4} {} | {} | {}: {}",
+            o.bench,
+            o.case,
+            o.metric,
+            o.protocol.name(),
+            o.oracle.summary()
+        );
+    }
+    out
 }
 
 /// Write one workload crate per build and build them (release), sharing
@@ -384,11 +696,16 @@ serde_json = "1"
             Duration::from_secs(300),
         )?;
         let tree = String::from_utf8_lossy(&tree.stdout);
-        let runs = (Protocol::enabled_in(&tree), crate::policy_enabled_in(&tree));
-        if runs != (build.protocol, build.policy) {
+        let fixed = tree.contains(&format!("rayon-core feature \"{BUDGET_FEATURE}\""));
+        let runs = (
+            Protocol::enabled_in(&tree),
+            crate::policy_enabled_in(&tree),
+            fixed,
+        );
+        if runs != (build.protocol, build.policy, build.fixed_budget) {
             return Err(format!(
-                "{name} would run {runs:?}, not {:?}",
-                (build.protocol, build.policy)
+                "{name} would run {runs:?} (protocol, policy, fixed budget), not {:?}",
+                (build.protocol, build.policy, build.fixed_budget)
             ));
         }
         binaries.insert(build.name, target.join("release").join(&name));
@@ -397,11 +714,15 @@ serde_json = "1"
 }
 
 /// Run one workload and parse its JSON report.
-fn workload(binary: &Path, args: &[String]) -> Result<Value, Error> {
-    let output = cmd::checked(
-        std::process::Command::new(binary).args(args),
-        Duration::from_secs(120),
-    )?;
+/// With `budget_us`, a fixed-budget build's budget goes in its
+/// environment.
+fn workload(binary: &Path, args: &[String], budget_us: Option<u32>) -> Result<Value, Error> {
+    let mut command = std::process::Command::new(binary);
+    command.args(args);
+    if let Some(us) = budget_us {
+        command.env(BUDGET_VARIABLE, us.to_string());
+    }
+    let output = cmd::checked(&mut command, Duration::from_secs(120))?;
     serde_json::from_slice(&output.stdout).map_err(|err| {
         format!(
             "{} {args:?} printed something that is not JSON ({err}): {}",
@@ -458,6 +779,11 @@ impl Row {
             medians,
             ratios,
         }
+    }
+
+    /// `build`'s median, NaN if it did not run in this case.
+    fn median(&self, build: &str) -> f64 {
+        self.medians.get(build).copied().unwrap_or(f64::NAN)
     }
 
     /// Where `build`'s median ratio sits against the stock-vs-stock band.
@@ -537,15 +863,10 @@ fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String 
             row.bench,
             row.case,
             row.metric,
-            number(row.medians[STOCK.name]),
+            number(row.median(STOCK.name)),
         );
         for name in &compared {
-            let _ = write!(
-                out,
-                " {:>9} {:>18}",
-                number(row.medians[*name]),
-                ratio(name)
-            );
+            let _ = write!(out, " {:>9} {:>18}", number(row.median(name)), ratio(name));
         }
         let verdicts: Vec<String> = compared
             .iter()

@@ -14,7 +14,9 @@
 //! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
 //!   peer `eventcount-eigen`, optional) and the features that choose the
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
-//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`, `pr1314-bounded`).
+//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`, `pr1314-bounded`), and
+//!   `fixed-budget`, which fixes the policy's search budget from the
+//!   environment (the oracle sweep of `scripts/rayon-bench --oracle`).
 //!
 //! A copy for a user's project (`export`, [`Wiring::Fixed`]) differs in the
 //! shim and the manifest only: the shim names one protocol and one policy,
@@ -282,7 +284,8 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
             }
             let feature_lines =
                 "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
-                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n";
+                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
+                 fixed-budget = []\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(
                 "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
@@ -319,7 +322,7 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
 }
 
 /// The shim with its choice of protocol and policy fixed: the lines between
-/// the choice markers (the features' `cfg`s) become two plain items.
+/// the choice markers (the features' `cfg`s) become three plain items.
 pub fn fixed_shim(protocol: Protocol, policy: Policy) -> Result<String, Error> {
     if protocol == Protocol::Eigen {
         // The peer is a benchmark's, not a protocol a project should run,
@@ -348,7 +351,8 @@ pub fn fixed_shim(protocol: Protocol, policy: Policy) -> Result<String, Error> {
          // this copy has no feature that could change them. Export again to\n\
          // choose others.\n\
          type Protocol = {};\n\
-         const POLICY: IdlePolicy = {};",
+         const POLICY: IdlePolicy = {};\n\
+         fn policy() -> IdlePolicy {{\n    POLICY\n}}",
         protocol.feature(),
         policy.name(),
         protocol.type_path(),

@@ -14,6 +14,9 @@
 //! workload ticks <threads> <gap_us> <iters> -> {"cpu_us", "useful_us", "wasted_us", "p50_us", "p90_us", "switches", "check"}
 //! workload control <threads> <regions|tick> <full|light> <iters> -> {"cpu_cores", "cpu_per_useful",
 //!     "wasted_us", "tick_p50_us", "tick_p99_us", "region_p50_us", "region_p99_us", "switches", "check"}
+//! workload control-pair <threads> <regions|tick> <full|light> <iters> -> the same, for two
+//!     pools at once, each driven by a thread of its own: CPU per tick per pool, both pools'
+//!     latencies, the cores of both
 //! ```
 //!
 //! `iters` is what `calibrate` measured: iterations of the busy loop that
@@ -53,12 +56,18 @@ fn main() {
             Duration::from_micros(arg(2, "gap in us")),
             arg(3, "busy iterations per job") as u32,
         ),
-        "control" => control(
-            pool(arg(1, "threads")),
-            args.get(2).map(String::as_str).unwrap_or(""),
-            args.get(3).map(String::as_str).unwrap_or(""),
-            arg(4, "busy iterations per 5 us") as u32,
-        ),
+        "control" | "control-pair" => {
+            let threads = arg(1, "threads");
+            let pair = name == "control-pair";
+            let pools: Vec<rayon::ThreadPool> =
+                (0..1 + usize::from(pair)).map(|_| pool(threads)).collect();
+            control(
+                &pools,
+                args.get(2).map(String::as_str).unwrap_or(""),
+                args.get(3).map(String::as_str).unwrap_or(""),
+                arg(4, "busy iterations per 5 us") as u32,
+            )
+        }
         other => panic!("workload: unknown workload {other:?}"),
     };
     println!("{report}");
@@ -74,10 +83,7 @@ fn pool(threads: u64) -> rayon::ThreadPool {
 // ---------------------------------------------------------------------------
 // B5 and the parallel iterators: time per run, median of several.
 
-const FIB: Workload = Workload::Fib {
-    n: 25,
-    cutoff: 10,
-};
+const FIB: Workload = Workload::Fib { n: 25, cutoff: 10 };
 const TREE_NODES: usize = (1 << 18) - 1;
 const TREE_DEPTH: u32 = 10;
 const SUM_ITEMS: u64 = 10_000_000;
@@ -106,7 +112,11 @@ fn timed(name: &str, pool: rayon::ThreadPool) -> serde_json::Value {
     let mut check = 0u64;
     let switches0 = voluntary_switches();
     for run in 0..warmup + runs {
-        let mut data = if name == "sort" { unsorted.clone() } else { Vec::new() };
+        let mut data = if name == "sort" {
+            unsorted.clone()
+        } else {
+            Vec::new()
+        };
         let start = Instant::now();
         check = pool.install(|| match name {
             "fib" => FIB.run_on(&RayonWorker),
@@ -183,9 +193,10 @@ fn ticks(pool: rayon::ThreadPool, gap: Duration, iters: u32) -> serde_json::Valu
 
 // ---------------------------------------------------------------------------
 // B8: a control loop (the shape of rayon PR #1318's tick benchmark), as
-// bench-report runs it on the example pool.
+// bench-report runs it on the example pool; and B9's two pools at once.
 
-fn control(pool: rayon::ThreadPool, mode: &str, shape: &str, iters: u32) -> serde_json::Value {
+/// One pool, or two at once (`control::run_pair`).
+fn control(pools: &[rayon::ThreadPool], mode: &str, shape: &str, iters: u32) -> serde_json::Value {
     let shape = match shape {
         "full" => control::FULL,
         "light" => control::LIGHT,
@@ -204,7 +215,11 @@ fn control(pool: rayon::ThreadPool, mode: &str, shape: &str, iters: u32) -> serd
     } else {
         leaves
     };
-    let mut m = control::run(&pool, &shape, iters, whole_tick, shape.ticks);
+    let mut m = match pools {
+        [pool] => control::run(pool, &shape, iters, whole_tick, shape.ticks),
+        [a, b] => control::run_pair([a, b], &shape, iters, whole_tick, shape.ticks),
+        _ => unreachable!("one pool or two"),
+    };
     let cpu_per_tick_us = m.cpu_us_per_tick();
     json!({
         "cpu_cores": m.cores(),

@@ -7,11 +7,13 @@
 //! pool and on rayon's; rayon-bench on stock and patched rayon.
 
 use std::hint::black_box;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::procstat::ProcUsage;
+use crate::procstat::{
+    calling_thread_cpu, cpu_between, cpu_by_thread, voluntary_switches, ProcUsage,
+};
 use crate::{Runner, TickShape, Workload};
 
 /// One shape of tick, in units of the calibrated 5 µs job.
@@ -100,6 +102,18 @@ pub fn run<R: Runner + ?Sized>(
     whole_tick: bool,
     ticks: usize,
 ) -> Measured {
+    run_hooked(pool, shape, iters, whole_tick, ticks, || ())
+}
+
+/// [`run`], calling `measuring` between the warm-up and the measured ticks.
+fn run_hooked<R: Runner + ?Sized>(
+    pool: &R,
+    shape: &Shape,
+    iters: u32,
+    whole_tick: bool,
+    ticks: usize,
+    measuring: impl FnOnce(),
+) -> Measured {
     let tick_shape = TickShape {
         regions: shape.regions,
         leaves: shape.leaves,
@@ -143,6 +157,7 @@ pub fn run<R: Runner + ?Sized>(
         pace(&mut next);
     }
     tick_shape.take_times();
+    measuring();
     let (before, wall_before) = (ProcUsage::for_pool(), Instant::now());
     let mut tick_us = Vec::with_capacity(ticks);
     let mut sum = 0u64;
@@ -162,5 +177,102 @@ pub fn run<R: Runner + ?Sized>(
         tick_us,
         region_us: tick_shape.take_times(),
         sum,
+    }
+}
+
+/// B9's second case: two pools in one process, each driven by a thread of
+/// its own through [`run`] at the same time, as two libraries with a pool
+/// each would. The measured ticks of both start together, after both
+/// warm-ups.
+///
+/// The result merges both: `ticks` counts both pools' ticks (so the CPU
+/// per tick is per pool), `cpu` is both pools' CPU time (that of the
+/// process's threads alive over the whole measurement, less the two
+/// driving threads'), the latencies are both pools', `sum` adds both
+/// results, and `wall` is the longer of the two runs.
+pub fn run_pair<R: Runner + Sync + ?Sized>(
+    pools: [&R; 2],
+    shape: &Shape,
+    iters: u32,
+    whole_tick: bool,
+    ticks: usize,
+) -> Measured {
+    // Three parties: both drivers and this thread, which reads the
+    // process's CPU while the drivers are alive (an exited thread's time
+    // leaves the sum).
+    let start = Barrier::new(3);
+    let end = Barrier::new(3);
+    let (runs, cpu) = thread::scope(|scope| {
+        let drivers = pools.map(|pool| {
+            let (start, end) = (&start, &end);
+            scope.spawn(move || {
+                let mut own = Duration::ZERO;
+                let m = run_hooked(pool, shape, iters, whole_tick, ticks, || {
+                    start.wait();
+                    own = calling_thread_cpu();
+                });
+                let own = calling_thread_cpu().saturating_sub(own);
+                end.wait(); // this thread reads the process's CPU now
+                end.wait(); // and has read it
+                (m, own)
+            })
+        });
+        start.wait();
+        let (before, switches_before) = (cpu_by_thread(), voluntary_switches());
+        end.wait();
+        let spent = ProcUsage {
+            cpu: cpu_between(&before, &cpu_by_thread()),
+            voluntary_switches: voluntary_switches().saturating_sub(switches_before),
+        };
+        end.wait();
+        let runs = drivers.map(|d| d.join().expect("a driver of run_pair panicked"));
+        (runs, spent)
+    });
+    let [(a, a_own), (b, b_own)] = runs;
+    let mut tick_us = a.tick_us;
+    tick_us.extend(b.tick_us);
+    let mut region_us = a.region_us;
+    region_us.extend(b.region_us);
+    Measured {
+        ticks: a.ticks + b.ticks,
+        cpu: cpu.cpu.saturating_sub(a_own + b_own),
+        wall: a.wall.max(b.wall),
+        switches: cpu.voluntary_switches,
+        tick_us,
+        region_us,
+        sum: a.sum.wrapping_add(b.sum),
+    }
+}
+
+#[cfg(all(test, feature = "rayon"))]
+mod tests {
+    use super::*;
+
+    fn pool() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool of 2")
+    }
+
+    #[test]
+    fn a_pair_runs_both_pools_and_merges_their_ticks() {
+        let shape = Shape {
+            ticks: 6,
+            period: Duration::from_micros(200),
+            ..LIGHT
+        };
+        let single = run(&pool(), &shape, 10, false, shape.ticks);
+        for whole_tick in [false, true] {
+            let (a, b) = (pool(), pool());
+            let pair = run_pair([&a, &b], &shape, 10, whole_tick, shape.ticks);
+            assert_eq!(pair.ticks, 2 * shape.ticks);
+            assert_eq!(pair.tick_us.len(), 2 * shape.ticks);
+            let regions = 2 * shape.ticks * shape.regions as usize;
+            assert_eq!(pair.region_us.len(), regions);
+            if !whole_tick {
+                assert_eq!(pair.sum, single.sum.wrapping_mul(2));
+            }
+        }
     }
 }

@@ -17,7 +17,9 @@
 //!   and a control loop's [`tick`], each with its sequential baseline, and
 //!   [`Workload`], which names one run of any of them.
 //! - The measurement loops that two harnesses share: [`ticks`] (B7) and
-//!   [`control`] (B8).
+//!   [`control`] (B8, and B9's two pools at once), and B9's CPU [`hog`]s.
+//! - The budget sweep both harnesses run: its command line ([`budgets`])
+//!   and its verdict per row ([`oracle`]).
 //! - [`procstat`]: CPU time, context switches and thread states from /proc;
 //!   [`stats`]: medians and percentiles; [`source_commit`]: which commit a
 //!   report was built from.
@@ -28,11 +30,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod budgets;
 mod burst;
 pub mod control;
 mod fib;
 mod fold;
+pub mod hog;
 mod join;
+pub mod oracle;
 pub mod procstat;
 #[cfg(feature = "rayon")]
 mod rayon_pool;

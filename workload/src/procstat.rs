@@ -86,6 +86,27 @@ pub fn thread_cpu(tid: u64) -> Duration {
         .map_or(Duration::ZERO, Duration::from_nanos)
 }
 
+/// On-CPU time of each live thread of this process, by thread id.
+pub fn cpu_by_thread() -> Vec<(u64, Duration)> {
+    thread_ids()
+        .into_iter()
+        .map(|tid| (tid, thread_cpu(tid)))
+        .collect()
+}
+
+/// The CPU time the threads alive at both readings spent between them: a
+/// thread that started or ended in between is left out, rather than
+/// counted with all or none of its time.
+pub fn cpu_between(before: &[(u64, Duration)], after: &[(u64, Duration)]) -> Duration {
+    after
+        .iter()
+        .filter_map(|(tid, later)| {
+            let (_, earlier) = before.iter().find(|(t, _)| t == tid)?;
+            Some(later.saturating_sub(*earlier))
+        })
+        .sum()
+}
+
 /// On-CPU time of every live thread of this process but the caller (whose
 /// own reading would be stale): a pool's workers, measured from outside.
 pub fn cpu_of_other_threads() -> Duration {

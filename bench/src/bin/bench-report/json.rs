@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::options::Options;
+use crate::oracle;
 use crate::report::{Check, Report, Series};
 use crate::summary::distinct;
 
@@ -17,6 +18,9 @@ struct Document<'a> {
     commit: Option<String>,
     config: Config,
     rows: Vec<Row<'a>>,
+    /// With `--oracle`: each row's best fixed budget in band, and the
+    /// default's distance from it.
+    oracle: Vec<OracleRow<'a>>,
     checks: &'a [Check],
     foreign_load_percent: InOrder<String, f64>,
     notes: &'a [String],
@@ -27,6 +31,38 @@ struct Config {
     rounds: u16,
     quick: bool,
     only: Vec<String>,
+    /// The protocols that got the fixed budgets, and the budgets in µs.
+    oracle: Option<Vec<&'static str>>,
+    budgets_us: Option<Vec<u32>>,
+}
+
+/// One row of the oracle (see `oracle::Row`): its verdict as named
+/// numbers, `null` where one does not exist (no budget in band, a ratio to
+/// zero), and the same words as the tables.
+#[derive(Serialize)]
+struct OracleRow<'a> {
+    bench: &'static str,
+    case: &'a str,
+    metric: &'static str,
+    protocol: &'static str,
+    #[serde(flatten)]
+    verdict: InOrder<&'static str, Option<f64>>,
+    default_in_band: bool,
+    summary: String,
+}
+
+impl<'a> OracleRow<'a> {
+    fn new(row: &oracle::Row<'a>) -> Self {
+        OracleRow {
+            bench: row.bench,
+            case: row.case,
+            metric: row.metric,
+            protocol: row.protocol.name(),
+            verdict: InOrder(row.oracle.fields().to_vec()),
+            default_in_band: row.oracle.default_in_band(),
+            summary: row.oracle.summary(),
+        }
+    }
 }
 
 /// One implementation in one case: each metric's median and its values
@@ -86,8 +122,17 @@ pub fn render(report: &Report, machine: &Machine, opts: &Options) -> String {
             rounds: opts.rounds,
             quick: opts.quick,
             only: opts.only().iter().map(|b| format!("B{b}")).collect(),
+            oracle: opts
+                .oracle
+                .as_ref()
+                .map(|p| p.list().iter().map(|p| p.name()).collect()),
+            budgets_us: opts.oracle.as_ref().map(|_| opts.budgets().us().to_vec()),
         },
         rows,
+        oracle: oracle::rows(report, opts)
+            .iter()
+            .map(OracleRow::new)
+            .collect(),
         checks: &report.checks,
         foreign_load_percent: InOrder(
             report

@@ -1,5 +1,5 @@
 //! `cargo run --release -p eventcount-bench --bin bench-report`: short
-//! versions of the benchmark suite B1-B7 (docs/benchmarks.md) in one
+//! versions of the benchmark suite B1-B9 (docs/benchmarks.md) in one
 //! process, each implementation alternating with the others over several
 //! rounds, printed as medians and as ratios taken within each round: as
 //! text tables, as the Markdown of docs/benchmarks.md (`--markdown`) or as
@@ -12,6 +12,7 @@ mod load;
 mod machine;
 mod markdown;
 mod options;
+mod oracle;
 mod report;
 mod suite;
 mod summary;
@@ -33,6 +34,8 @@ use crate::report::Report;
 const FOREIGN_LOAD_LIMIT_PERCENT: f64 = 5.0;
 
 fn main() -> ExitCode {
+    // B9's CPU hogs are this program again.
+    eventcount_workload::hog::run_if_hog();
     // A bad flag exits with status 2 and says what is wrong.
     let opts = Options::parse();
     // Fail on an unwritable --json-file now, not after the benchmarks.

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::machine::Machine;
 use crate::options::Options;
+use crate::oracle;
 use crate::report::Check;
 use crate::tables::{number, CaseTable, Format};
 
@@ -33,6 +34,25 @@ impl Format for Markdown {
             let _ = writeln!(out, "| {imp} | {} |", cells.join(" | "));
         }
         out.push('\n');
+    }
+
+    fn oracle_heading(&self, out: &mut String) {
+        out.push_str(
+            "### Oracle\n\n| bench | case | latency | protocol | oracle, and the default against it |\n\
+             |---|---|---|---|---|\n",
+        );
+    }
+
+    fn oracle(&self, out: &mut String, row: &oracle::Row<'_>) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            row.bench,
+            row.case,
+            row.metric,
+            row.protocol.name(),
+            row.oracle.summary()
+        );
     }
 
     fn targets_heading(&self, out: &mut String) {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use eventcount::IdlePolicy;
 use eventcount_pool::PoolKind;
+use eventcount_workload::budgets::{Budgets, Protocols};
 
 const BENCHMARKS: &str = "\
 BENCHMARKS:
@@ -30,6 +31,18 @@ BENCHMARKS:
         Each region its own install from the main thread, or the whole tick
         one install. Pool CPU in cores, over useful work, wasted per tick;
         tick and region p50/p99
+    B9  oversubscription the pool did not choose, at 2 threads: B7 and B8
+        while two CPU-hog processes run; and B8 on two pools at once in one
+        process (CPU per tick per pool)
+
+ORACLE (--oracle, B7-B9):
+    Each protocol named also runs with the default policy's search budget
+    fixed at each of --budgets (µs), and rayon runs twice a round: the
+    second run's ratio to the first is the stock-vs-stock band. Per case
+    and latency metric, the oracle is the budget that wastes the least CPU
+    while its latency ratio to rayon stays at or below the band's top;
+    the summary gives the default's waste over the oracle's (distance), or
+    over rayon's where no budget is in band.
 
 Exit status: 0 on success, 1 if a workload computed a wrong result, 2 on a
 bad command line or an unwritable --json-file.";
@@ -58,7 +71,7 @@ pub struct Options {
           value_parser = clap::value_parser!(u16).range(3..=50))]
     pub rounds: u16,
 
-    /// Comma-separated subset of B1,B2,B3,B4,B5,B6,B7,B8 [default: all].
+    /// Comma-separated subset of B1,B2,B3,B4,B5,B6,B7,B8,B9 [default: all].
     #[arg(long, value_name = "LIST", value_parser = parse_only)]
     only: Option<BTreeSet<u8>>,
 
@@ -77,12 +90,26 @@ pub struct Options {
     /// Eigen-style peer.
     #[arg(long)]
     pub every_pool: bool,
+
+    /// Also run B7-B9 on each protocol listed with fixed search budgets
+    /// (the oracle sweep, see below) [default list: jec,notifier].
+    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "jec,notifier")]
+    pub oracle: Option<Protocols>,
+
+    /// The fixed search budgets of --oracle, in µs [default: 0,10,25,50,100,200,500].
+    #[arg(long, value_name = "LIST", requires = "oracle")]
+    budgets: Option<Budgets>,
 }
 
 impl Options {
     /// The benchmarks to run, by number.
     pub fn only(&self) -> BTreeSet<u8> {
-        self.only.clone().unwrap_or_else(|| (1..=8).collect())
+        self.only.clone().unwrap_or_else(|| (1..=9).collect())
+    }
+
+    /// The fixed budgets of the oracle sweep.
+    pub fn budgets(&self) -> Budgets {
+        self.budgets.clone().unwrap_or_default()
     }
 
     /// The pools B5-B8 compare, rayon last.
@@ -122,12 +149,12 @@ fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
             .unwrap_or(part)
             .parse::<u8>()
             .ok()
-            .filter(|n| (1..=8).contains(n))
-            .ok_or_else(|| format!("unknown benchmark '{part}': expected B1 to B8"))?;
+            .filter(|n| (1..=9).contains(n))
+            .ok_or_else(|| format!("unknown benchmark '{part}': expected B1 to B9"))?;
         only.insert(number);
     }
     if only.is_empty() {
-        return Err("expected at least one of B1 to B8".to_string());
+        return Err("expected at least one of B1 to B9".to_string());
     }
     Ok(only)
 }
@@ -154,7 +181,8 @@ mod tests {
     #[test]
     fn defaults_run_everything_five_rounds_with_the_default_policy() {
         let options = parse(&[]).unwrap();
-        assert_eq!(options.only(), (1..=8).collect());
+        assert_eq!(options.only(), (1..=9).collect());
+        assert_eq!(options.oracle, None);
         assert_eq!(options.rounds(), 5);
         assert_eq!(options.idle_policy(), IdlePolicy::default());
         assert!(!options.json && !options.markdown && !options.quick);
@@ -176,12 +204,28 @@ mod tests {
     }
 
     #[test]
+    fn oracle_alone_sweeps_both_protocols_over_every_budget() {
+        let options = parse(&["--oracle"]).unwrap();
+        assert_eq!(options.oracle, Some(Protocols::default()));
+        assert_eq!(options.budgets(), Budgets::default());
+        let options = parse(&["--oracle", "notifier", "--budgets", "25,0"]).unwrap();
+        assert_eq!(options.oracle, Some("notifier".parse().unwrap()));
+        assert_eq!(options.budgets().us(), &[0, 25]);
+        // A bare --oracle before another flag takes no value from it.
+        let options = parse(&["--oracle", "--quick"]).unwrap();
+        assert!(options.quick && options.oracle.is_some());
+    }
+
+    #[test]
     fn bad_values_are_errors_that_say_what_is_expected() {
         for (args, expected) in [
             (&["--rounds", "2"][..], "3..=50"),
             (&["--rounds", "many"][..], "invalid digit"),
-            (&["--only", "B9"][..], "expected B1 to B8"),
-            (&["--only", ","][..], "at least one of B1 to B8"),
+            (&["--only", "B10"][..], "expected B1 to B9"),
+            (&["--only", ","][..], "at least one of B1 to B9"),
+            (&["--oracle", "rayon"][..], "expected jec or notifier"),
+            (&["--oracle", "--budgets", "5us"][..], "not a whole number"),
+            (&["--budgets", "25"][..], "--oracle"),
             (&["--idle", "32"][..], "like 0,32"),
             (&["--json", "--markdown"][..], "cannot be used with"),
             (&["--json-file"][..], "a value is required"),

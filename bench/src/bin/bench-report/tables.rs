@@ -1,9 +1,11 @@
 //! The result tables, whatever they are printed as: one per case of each
-//! benchmark, one row per implementation, one column per metric; and the
-//! walk over a report that the text and Markdown outputs share.
+//! benchmark, one row per implementation, one column per metric; then the
+//! oracle's rows and the targets; and the walk over a report that the text
+//! and Markdown outputs share.
 
 use crate::machine::Machine;
 use crate::options::Options;
+use crate::oracle;
 use crate::report::{Check, Report, Series};
 use crate::summary::distinct;
 
@@ -21,6 +23,12 @@ pub trait Format {
 
     /// After the last table.
     fn end_of_tables(&self, _out: &mut String) {}
+
+    /// Before the oracle's rows (`--oracle`).
+    fn oracle_heading(&self, out: &mut String);
+
+    /// One row's oracle.
+    fn oracle(&self, out: &mut String, row: &oracle::Row<'_>);
 
     /// Before the targets.
     fn targets_heading(&self, out: &mut String);
@@ -50,6 +58,14 @@ pub fn render(report: &Report, machine: &Machine, opts: &Options, format: &impl 
     }
     if !bench.is_empty() {
         format.end_of_tables(&mut out);
+    }
+    let oracle_rows = oracle::rows(report, opts);
+    if !oracle_rows.is_empty() {
+        format.oracle_heading(&mut out);
+        for row in &oracle_rows {
+            format.oracle(&mut out, row);
+        }
+        out.push('\n');
     }
     if !report.checks.is_empty() {
         format.targets_heading(&mut out);

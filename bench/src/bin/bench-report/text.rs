@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use crate::machine::Machine;
 use crate::options::Options;
+use crate::oracle;
 use crate::report::Check;
 use crate::suite;
 use crate::tables::{number, CaseTable, Format};
@@ -58,6 +59,25 @@ impl Format for Text {
 
     fn end_of_tables(&self, out: &mut String) {
         out.push('\n');
+    }
+
+    fn oracle_heading(&self, out: &mut String) {
+        out.push_str(
+            "oracle: per case and latency metric, the fixed budget with the least waste \
+             whose latency ratio to rayon is at most the top of the rayon-vs-rayon band\n",
+        );
+    }
+
+    fn oracle(&self, out: &mut String, row: &oracle::Row<'_>) {
+        let _ = writeln!(
+            out,
+            "  {} {} | {} | {}: {}",
+            row.bench,
+            row.case,
+            row.metric,
+            row.protocol.name(),
+            row.oracle.summary()
+        );
     }
 
     fn targets_heading(&self, out: &mut String) {

@@ -4,13 +4,12 @@
 
 use std::time::Duration;
 
-use eventcount_pool::AnyPool;
 use eventcount_workload::stats::{median, percentile, rotated};
 use eventcount_workload::{calibrate_busy_work, ticks};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{check_against_rayon, label, Metric, Round};
+use crate::suite::pools::{check_against_rayon, label, Contender, Metric, Round};
 
 /// What each round records of each pool, against rayon's.
 const ROUND: [Metric; 3] = [
@@ -28,32 +27,10 @@ pub fn run(report: &mut Report, opts: &Options) {
         "B7: one job = {iters} xorshift rounds; {} jobs take {useful_us:.1} us on one thread",
         ticks::JOBS
     ));
-    let count = if opts.quick { 50 } else { 200 };
     for threads in [2usize, 8] {
         for gap in ticks::GAPS {
             let case = format!("{threads} threads, gap {gap:?}");
-            for round in 0..opts.rounds() {
-                let mut measured = Round::new(&ROUND);
-                for kind in rotated(opts.pools(), round) {
-                    let pool = AnyPool::new(kind, threads, opts.idle_policy());
-                    let (ticked, stats_before) =
-                        ticks::run(&pool, iters, gap, count, || pool.stats());
-                    let cpu_us = ticked.cpu.as_nanos() as f64 / 1e3 / count as f64;
-                    let name = label(kind);
-                    if let Some(during) = stats_before.zip(pool.stats()).map(|(b, a)| a - b) {
-                        let wakes = during.wakes as f64 / count as f64;
-                        report.add("B7", &case, name, "futex wakes/tick", wakes);
-                    }
-                    report.add("B7", &case, name, "cpu/useful", cpu_us / useful_us);
-                    let p90 = percentile(&mut ticked.latency_us.clone(), 0.9);
-                    report.add("B7", &case, name, "p90 latency us", p90);
-                    pool.shutdown();
-                    let latency = median(&ticked.latency_us);
-                    let values = [cpu_us, cpu_us - useful_us, latency];
-                    measured.add(name, &values, ticked.sum);
-                }
-                measured.record(report, ("B7", &case));
-            }
+            run_case(report, opts, ("B7", &case), threads, gap, iters);
             for kind in opts.ours() {
                 let cpu_target = format!("{} less CPU per tick than rayon ({case})", label(kind));
                 check_against_rayon(report, ("B7", &case), kind, "cpu x rayon", true, cpu_target);
@@ -76,4 +53,41 @@ pub fn run(report: &mut Report, opts: &Options) {
         "us/tick",
         useful_us,
     );
+}
+
+/// One case of B7's loop (B9 runs it too, under load): every contender,
+/// `opts.rounds()` times in rotated order, on `threads` workers, with jobs
+/// of `iters` rounds and `gap` between ticks.
+pub fn run_case(
+    report: &mut Report,
+    opts: &Options,
+    (bench, case): (&'static str, &str),
+    threads: usize,
+    gap: Duration,
+    iters: u32,
+) {
+    let useful_us = ticks::useful_us(iters);
+    let count = if opts.quick { 50 } else { 200 };
+    let contenders = Contender::all(opts);
+    for round in 0..opts.rounds() {
+        let mut measured = Round::new(&ROUND);
+        for contender in rotated(&contenders, round) {
+            let pool = contender.build(threads, opts);
+            let (ticked, stats_before) = ticks::run(&pool, iters, gap, count, || pool.stats());
+            let cpu_us = ticked.cpu.as_nanos() as f64 / 1e3 / count as f64;
+            let name = contender.label();
+            if let Some(during) = stats_before.zip(pool.stats()).map(|(b, a)| a - b) {
+                let wakes = during.wakes as f64 / count as f64;
+                report.add(bench, case, &name, "futex wakes/tick", wakes);
+            }
+            report.add(bench, case, &name, "cpu/useful", cpu_us / useful_us);
+            let p90 = percentile(&mut ticked.latency_us.clone(), 0.9);
+            report.add(bench, case, &name, "p90 latency us", p90);
+            pool.shutdown();
+            let latency = median(&ticked.latency_us);
+            let values = [cpu_us, cpu_us - useful_us, latency];
+            measured.add(&name, &values, ticked.sum);
+        }
+        measured.record(report, (bench, case));
+    }
 }

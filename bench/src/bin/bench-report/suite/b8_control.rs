@@ -9,19 +9,18 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use eventcount_pool::AnyPool;
 use eventcount_workload::control::{self, Shape};
 use eventcount_workload::stats::{median, median_cpu_us, percentile, rotated};
 use eventcount_workload::{busy_work, calibrate_busy_work};
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::suite::pools::{label, Metric, Round};
+use crate::suite::pools::{Contender, Metric, Round};
 
 /// The shapes of tick, by their names in the tables: the full control loop,
 /// and a lighter tick in which the pool idles most of the time, in gaps of
 /// every length.
-const SHAPES: [(&str, Shape); 2] = [
+pub const SHAPES: [(&str, Shape); 2] = [
     ("8 regions x 64 x 10 us, every 10 ms", control::FULL),
     ("8 regions x 8 x 5 us, every 1 ms", control::LIGHT),
 ];
@@ -40,54 +39,87 @@ pub fn run(report: &mut Report, opts: &Options) {
     for threads in [2usize, 8] {
         for (shape_name, shape) in &SHAPES {
             for whole_tick in [false, true] {
-                let mode = if whole_tick {
-                    "one install"
-                } else {
-                    "install per region"
-                };
-                let case = format!("{shape_name}, {mode}, {threads} threads");
-                let useful_us = useful_us(shape, iters, whole_tick);
-                for round in 0..opts.rounds() {
-                    let mut measured = Round::new(&ROUND);
-                    for kind in rotated(opts.pools(), round) {
-                        let pool = AnyPool::new(kind, threads, opts.idle_policy());
-                        let ticks = if opts.quick {
-                            shape.ticks / 10
-                        } else {
-                            shape.ticks
-                        };
-                        let m = control::run(&pool, shape, iters, whole_tick, ticks);
-                        pool.shutdown();
-                        let name = label(kind);
-                        let cpu_us = m.cpu_us_per_tick();
-                        report.add("B8", &case, name, "cpu cores", m.cores());
-                        report.add("B8", &case, name, "cpu/useful", cpu_us / useful_us);
-                        let switches = m.switches_per_tick();
-                        report.add("B8", &case, name, "ctx switches/tick", switches);
-                        let mut ticks = m.tick_us.clone();
-                        let mut regions = m.region_us.clone();
-                        report.add(
-                            "B8",
-                            &case,
-                            name,
-                            "tick p99 us",
-                            percentile(&mut ticks, 0.99),
-                        );
-                        report.add(
-                            "B8",
-                            &case,
-                            name,
-                            "region p99 us",
-                            percentile(&mut regions, 0.99),
-                        );
-                        let (tick, region) = (median(&m.tick_us), median(&m.region_us));
-                        measured.add(name, &[cpu_us - useful_us, tick, region], m.sum);
-                    }
-                    measured.record(report, ("B8", &case));
-                }
-                report.add("B8", &case, "useful work", "us/tick", useful_us);
+                let case = format!("{shape_name}, {}, {threads} threads", mode(whole_tick));
+                run_case(
+                    report,
+                    opts,
+                    ("B8", &case),
+                    threads,
+                    (shape, whole_tick),
+                    iters,
+                    false,
+                );
             }
         }
+    }
+}
+
+/// One case of B8's loop (B9 runs it too): every contender,
+/// `opts.rounds()` times in rotated order, on `threads` workers; with
+/// `pair`, on two such pools at once in this process, each driven by a
+/// thread of its own (the values are then per pool, latencies of both).
+pub fn run_case(
+    report: &mut Report,
+    opts: &Options,
+    (bench, case): (&'static str, &str),
+    threads: usize,
+    (shape, whole_tick): (&Shape, bool),
+    iters: u32,
+    pair: bool,
+) {
+    let useful_us = useful_us(shape, iters, whole_tick);
+    let ticks = if opts.quick {
+        shape.ticks / 10
+    } else {
+        shape.ticks
+    };
+    let contenders = Contender::all(opts);
+    for round in 0..opts.rounds() {
+        let mut measured = Round::new(&ROUND);
+        for contender in rotated(&contenders, round) {
+            let m = if pair {
+                let (a, b) = (
+                    contender.build(threads, opts),
+                    contender.build(threads, opts),
+                );
+                let m = control::run_pair([&a, &b], shape, iters, whole_tick, ticks);
+                // The later first: each waits for the threads started after
+                // it was built to end.
+                b.shutdown();
+                a.shutdown();
+                m
+            } else {
+                let pool = contender.build(threads, opts);
+                let m = control::run(&pool, shape, iters, whole_tick, ticks);
+                pool.shutdown();
+                m
+            };
+            let name = contender.label();
+            let cpu_us = m.cpu_us_per_tick();
+            report.add(bench, case, &name, "cpu cores", m.cores());
+            report.add(bench, case, &name, "cpu/useful", cpu_us / useful_us);
+            let switches = m.switches_per_tick();
+            report.add(bench, case, &name, "ctx switches/tick", switches);
+            let mut ticks = m.tick_us.clone();
+            let mut regions = m.region_us.clone();
+            let tick_p99 = percentile(&mut ticks, 0.99);
+            report.add(bench, case, &name, "tick p99 us", tick_p99);
+            let region_p99 = percentile(&mut regions, 0.99);
+            report.add(bench, case, &name, "region p99 us", region_p99);
+            let (tick, region) = (median(&m.tick_us), median(&m.region_us));
+            measured.add(&name, &[cpu_us - useful_us, tick, region], m.sum);
+        }
+        measured.record(report, (bench, case));
+    }
+    report.add(bench, case, "useful work", "us/tick", useful_us);
+}
+
+/// The name of a mode in the cases' names.
+pub fn mode(whole_tick: bool) -> &'static str {
+    if whole_tick {
+        "one install"
+    } else {
+        "install per region"
     }
 }
 

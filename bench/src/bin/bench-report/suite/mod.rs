@@ -1,4 +1,4 @@
-//! The benchmarks B1-B8, one module each, and the list that names them.
+//! The benchmarks B1-B9, one module each, and the list that names them.
 
 mod b1_fast_paths;
 mod b2_ping_pong;
@@ -8,7 +8,8 @@ mod b5_fork_join;
 mod b6_idle;
 mod b7_ticks;
 mod b8_control;
-mod pools;
+mod b9_oversubscribed;
+pub mod pools;
 
 use crate::options::Options;
 use crate::report::Report;
@@ -17,7 +18,7 @@ use crate::report::Report;
 pub type BenchFn = fn(&mut Report, &Options);
 
 /// (number, title, run) of every benchmark, in the order they run.
-pub const SUITE: [(u8, &str, BenchFn); 8] = [
+pub const SUITE: [(u8, &str, BenchFn); 9] = [
     (1, "notify with nobody waiting", b1_fast_paths::run),
     (2, "ping-pong round trip", b2_ping_pong::run),
     (3, "fan-out to 4 sleepers", b3_fan_out::run),
@@ -26,6 +27,11 @@ pub const SUITE: [(u8, &str, BenchFn); 8] = [
     (6, "idle after a burst", b6_idle::run),
     (7, "ticks of 8 x 5 us jobs", b7_ticks::run),
     (8, "a control loop", b8_control::run),
+    (
+        9,
+        "oversubscription the pool did not choose",
+        b9_oversubscribed::run,
+    ),
 ];
 
 /// The title of benchmark `bench` ("B3").

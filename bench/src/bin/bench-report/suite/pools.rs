@@ -1,9 +1,82 @@
-//! What B5-B8 share: the pools they compare, by the names in the tables,
+//! What B5-B9 share: the pools they compare, by the names in the tables,
 //! and rayon's pool as the baseline of their ratios.
 
-use eventcount_pool::PoolKind;
+use std::time::Duration;
 
+use eventcount::IdlePolicy;
+use eventcount_pool::{AnyPool, PoolKind};
+use eventcount_workload::budgets::Protocol;
+
+use crate::options::Options;
 use crate::report::Report;
+
+/// The name of rayon's second run in a round, whose ratio to the first is
+/// the stock-vs-stock band of the oracle.
+pub const RAYON_AGAIN: &str = "rayon again";
+
+/// One pool a round of B7-B9 runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    /// One of the pools `--every-pool` picks from, on its usual policy.
+    Pool(PoolKind),
+    /// A protocol on the default policy with its search budget fixed at
+    /// this many µs: a point of the oracle sweep.
+    Budget(Protocol, u32),
+    /// rayon's pool, run a second time.
+    RayonAgain,
+}
+
+impl Contender {
+    /// The pools of B7-B9: those of B5 and B6, then with `--oracle` each
+    /// fixed budget of each protocol named, and rayon a second time.
+    pub fn all(opts: &Options) -> Vec<Contender> {
+        let mut all: Vec<Contender> = opts.pools().iter().map(|&k| Contender::Pool(k)).collect();
+        if let Some(protocols) = &opts.oracle {
+            for &protocol in protocols.list() {
+                for &us in opts.budgets().us() {
+                    all.push(Contender::Budget(protocol, us));
+                }
+            }
+            all.push(Contender::RayonAgain);
+        }
+        all
+    }
+
+    /// The name in the tables: `pool+jec`, `pool+jec@25us`, `rayon again`.
+    pub fn label(self) -> String {
+        match self {
+            Contender::Pool(kind) => label(kind).to_string(),
+            Contender::Budget(protocol, us) => format!("pool+{}", protocol.variant(us)),
+            Contender::RayonAgain => RAYON_AGAIN.to_string(),
+        }
+    }
+
+    /// A fresh pool of `threads`.
+    pub fn build(self, threads: usize, opts: &Options) -> AnyPool {
+        match self {
+            Contender::Pool(kind) => AnyPool::new(kind, threads, opts.idle_policy()),
+            Contender::Budget(protocol, us) => {
+                AnyPool::new(protocol_pool(protocol), threads, fixed_budget(us))
+            }
+            Contender::RayonAgain => AnyPool::new(PoolKind::Rayon, threads, opts.idle_policy()),
+        }
+    }
+}
+
+/// The example pool on `protocol`.
+pub fn protocol_pool(protocol: Protocol) -> PoolKind {
+    match protocol {
+        Protocol::Jec => PoolKind::Jec,
+        Protocol::Notifier => PoolKind::Notifier,
+    }
+}
+
+/// The oracle's policy: eventcount's default with its search budget fixed
+/// at `us` (its searcher cap and its sleep after an empty wake kept).
+pub fn fixed_budget(us: u32) -> IdlePolicy {
+    let budget = Duration::from_micros(u64::from(us));
+    IdlePolicy::new().search_budget(budget, budget)
+}
 
 /// `pool+jec`, `pool+notifier`, ..., or `rayon`.
 pub fn label(kind: PoolKind) -> &'static str {

@@ -1,0 +1,81 @@
+//! The oracle's verdicts (`--oracle`): for each case of B7-B9 and each of
+//! its latency metrics, per protocol, the best fixed budget in band and
+//! the default's distance from it (`eventcount_workload::oracle`).
+
+use eventcount_workload::budgets::Protocol;
+use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
+use eventcount_workload::stats::median;
+
+use crate::options::Options;
+use crate::report::Report;
+use crate::suite::pools::{label, protocol_pool, Contender, RAYON_AGAIN};
+
+/// The latency metrics the oracle holds to the band, as B7-B9 name them.
+pub const LATENCIES: [&str; 6] = [
+    "p50 latency us",
+    "p90 latency us",
+    "tick p50 us",
+    "tick p99 us",
+    "region p50 us",
+    "region p99 us",
+];
+
+/// The waste the oracle minimises.
+pub const WASTE: &str = "wasted us/tick";
+
+/// The baseline the band and the ratios are taken against.
+const STOCK: &str = "rayon";
+
+/// One row's verdict for one protocol.
+#[derive(Debug)]
+pub struct Row<'a> {
+    pub bench: &'static str,
+    pub case: &'a str,
+    pub metric: &'static str,
+    pub protocol: Protocol,
+    pub oracle: Oracle,
+}
+
+/// Every row of the report that has a band, in the order measured.
+pub fn rows<'a>(report: &'a Report, opts: &Options) -> Vec<Row<'a>> {
+    let Some(protocols) = &opts.oracle else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for bench in report.benches() {
+        let cases = crate::summary::distinct(report.of_bench(bench).map(|s| s.case.as_str()));
+        for case in cases {
+            let stock_wasted = median(&report.values(bench, case, STOCK, WASTE));
+            for metric in LATENCIES {
+                let ratio =
+                    |imp: &str| median(&report.round_ratios(bench, case, imp, STOCK, metric));
+                let Some(band) =
+                    Band::of(&report.round_ratios(bench, case, RAYON_AGAIN, STOCK, metric))
+                else {
+                    continue;
+                };
+                let measured = |imp: &str| Measured {
+                    latency_ratio: ratio(imp),
+                    wasted_us: median(&report.values(bench, case, imp, WASTE)),
+                };
+                for &protocol in protocols.list() {
+                    let budgets: Vec<(u32, Measured)> = opts
+                        .budgets()
+                        .us()
+                        .iter()
+                        .map(|&us| (us, measured(&Contender::Budget(protocol, us).label())))
+                        .collect();
+                    let default = measured(label(protocol_pool(protocol)));
+                    rows.push(Row {
+                        bench,
+                        case,
+                        metric,
+                        protocol,
+                        oracle: judge(band, stock_wasted, default, &budgets),
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
