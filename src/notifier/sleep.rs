@@ -15,7 +15,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::{Notifier, PreparedWait};
-use crate::error::{all_looking, CapacityError, Count};
+use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
@@ -133,8 +133,9 @@ impl NotifierSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`]. Use
-    /// [`NotifierSleep::try_new`] to get an error instead.
+    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`], with
+    /// the message of [`CapacityError`]. Use [`NotifierSleep::try_new`] to
+    /// get an error instead.
     ///
     /// # Examples
     ///
@@ -144,6 +145,7 @@ impl NotifierSleep {
     /// let sleep = eventcount::NotifierSleep::new(8);
     /// assert_eq!(sleep.capacity(), 8);
     /// ```
+    #[track_caller]
     pub fn new(workers: usize) -> Self {
         NotifierSleep::with_policy(workers, IdlePolicy::default())
     }
@@ -160,13 +162,14 @@ impl NotifierSleep {
     pub const MAX_CAPACITY: usize = Notifier::MAX_CAPACITY;
 
     /// A protocol with the default [`IdlePolicy`], or an error if `workers`
-    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
     /// ```
     /// use eventcount::NotifierSleep;
     /// assert!(NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).is_err());
+    /// assert!(NotifierSleep::try_new(0).is_err());
     /// ```
     pub fn try_new(workers: usize) -> Result<Self, CapacityError> {
         NotifierSleep::try_with_policy(workers, IdlePolicy::default())
@@ -176,7 +179,7 @@ impl NotifierSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
@@ -185,6 +188,7 @@ impl NotifierSleep {
     /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().spin_rounds(4));
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(36));
     /// ```
+    #[track_caller]
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
         match NotifierSleep::try_with_policy(workers, policy) {
             Ok(sleep) => sleep,
@@ -193,7 +197,7 @@ impl NotifierSleep {
     }
 
     /// A protocol with a chosen [`IdlePolicy`], or an error if `workers`
-    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
@@ -204,15 +208,13 @@ impl NotifierSleep {
     /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        if workers > NotifierSleep::MAX_CAPACITY {
-            // The error names the type the caller built, not the one inside.
-            return Err(CapacityError::new(
-                "NotifierSleep",
-                "workers",
-                workers,
-                NotifierSleep::MAX_CAPACITY,
-            ));
-        }
+        // The error names the type the caller built, not the one inside.
+        check_capacity(
+            "NotifierSleep",
+            "workers",
+            workers,
+            NotifierSleep::MAX_CAPACITY,
+        )?;
         Ok(NotifierSleep {
             notifier: Notifier::new(workers),
             awake_idle: CachePadded::new(AtomicU32::new(0)),
@@ -311,6 +313,7 @@ impl NotifierSleep {
     }
 
     /// One empty round; a sleep it starts ends at `deadline` if given.
+    #[track_caller]
     fn round(
         &self,
         operation: &str,
@@ -393,6 +396,7 @@ impl NotifierSleep {
     /// since `wait` was prepared and found nothing. Steps 5–8 of
     /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
     /// for the messages.
+    #[track_caller]
     fn sleep(
         &self,
         operation: &str,
@@ -508,6 +512,7 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
+    #[track_caller]
     fn start_looking(&self, worker: usize) -> NotifierIdle<'_> {
         let capacity = self.notifier.capacity();
         assert!(
@@ -538,6 +543,7 @@ impl SleepProtocol for NotifierSleep {
         }
     }
 
+    #[track_caller]
     fn no_work_found(
         &self,
         idle: &mut NotifierIdle<'_>,
@@ -547,6 +553,7 @@ impl SleepProtocol for NotifierSleep {
         let _ = self.round("no_work_found", idle, latch, has_work, None);
     }
 
+    #[track_caller]
     fn no_work_found_until(
         &self,
         idle: &mut NotifierIdle<'_>,
@@ -558,6 +565,7 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
+    #[track_caller]
     fn work_found(&self, mut idle: NotifierIdle<'_>) {
         assert!(
             std::ptr::eq(idle.sleep, self),
@@ -579,6 +587,7 @@ impl SleepProtocol for NotifierSleep {
         self.new_jobs(n, queue_was_empty);
     }
 
+    #[track_caller]
     fn notify_worker_latch_is_set(&self, worker: usize) {
         let capacity = self.notifier.capacity();
         assert!(
