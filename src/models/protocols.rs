@@ -74,7 +74,7 @@ fn latch_wakes_owner<S: SleepProtocol + 'static>(policy: IdlePolicy) {
 /// `set` and the targeted wake, or `set_latch`, whose owner check replaces
 /// `set`'s swap with compare-exchanges (`through_set_latch`).
 fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>(through_set_latch: bool) {
-    check(3, || {
+    check(3, move || {
         let sleep = Arc::new(one_worker::<S>(EAGER));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
