@@ -39,6 +39,7 @@ LAYERS = [
     ["idle"],
     ["protocol"],
     ["notifier", "jec"],
+    ["waker"],
     ["lib"],
     ["test_support"],
     ["models", "unit_tests"],

@@ -165,6 +165,22 @@ CASES = [
         "nothing orders the setter's result before its SET, so probe can see SET and a stale result",
     ),
     (
+        "latch: set_latch's exchange from UNSET does not release (Acquire CAS)",
+        "src/latch.rs",
+        """.compare_exchange(UNSET, SET, Ordering::AcqRel, Ordering::Acquire)""",
+        """.compare_exchange(UNSET, SET, Ordering::Acquire, Ordering::Acquire)""",
+        "models::protocols::jec_sleep_set_latch_publishes_the_setters_writes",
+        "the owner sees SET before it sleeps and reads a stale result: nothing released it",
+    ),
+    (
+        "latch: set_latch's exchange from a sleeping owner does not release (Acquire CAS)",
+        "src/latch.rs",
+        """.compare_exchange(state, SET, Ordering::AcqRel, Ordering::Acquire)""",
+        """.compare_exchange(state, SET, Ordering::Acquire, Ordering::Acquire)""",
+        "models::protocols::notifier_sleep_set_latch_publishes_the_setters_writes",
+        "the woken owner sees SET and reads a stale result: nothing released it",
+    ),
+    (
         "notifier: a timeout swallows a notification that won the race",
         "src/notifier/mod.rs",
         """                Withdrawal::Targeted | Withdrawal::Signaled => notified,""",

@@ -3,12 +3,14 @@
 use std::fmt;
 
 /// A sleep primitive was asked for more waiter slots than its packed state
-/// word can count.
+/// word can count, or for none at all.
 ///
 /// Returned by the `try_new` and `try_with_policy` constructors of
 /// [`Notifier`](crate::Notifier), [`JecSleep`](crate::JecSleep) and
 /// [`NotifierSleep`](crate::NotifierSleep); the panicking constructors print
-/// the same message.
+/// the same message. Zero is refused because nothing could ever wait on
+/// such a primitive: its first use would panic with an index out of range.
+/// [`requested`](CapacityError::requested) tells the two cases apart.
 ///
 /// # Examples
 ///
@@ -19,6 +21,9 @@ use std::fmt;
 /// let err = Notifier::try_new(too_many).unwrap_err();
 /// assert_eq!(err.requested(), too_many);
 /// assert_eq!(err.max_capacity(), Notifier::MAX_CAPACITY);
+///
+/// let err = Notifier::try_new(0).unwrap_err();
+/// assert_eq!(err.to_string(), "Notifier cannot have 0 waiter slots: it needs at least 1");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CapacityError {
@@ -30,7 +35,7 @@ pub struct CapacityError {
 
 impl CapacityError {
     /// An error for a `what` (a type's name) asked for `requested` `unit`s
-    /// (such as "workers") when it can hold `max_capacity`. For
+    /// (such as "workers") when it can hold `1..=max_capacity`. For
     /// implementations of [`SleepProtocol`](crate::SleepProtocol) outside
     /// this crate, whose `try_with_policy` returns it.
     ///
@@ -39,6 +44,8 @@ impl CapacityError {
     /// ```
     /// let err = eventcount::CapacityError::new("MyPool", "workers", 300, 255);
     /// assert_eq!(err.to_string(), "MyPool supports at most 255 workers, but 300 were requested");
+    /// let none = eventcount::CapacityError::new("MyPool", "workers", 0, 255);
+    /// assert_eq!(none.to_string(), "MyPool cannot have 0 workers: it needs at least 1");
     /// ```
     #[must_use]
     pub fn new(
@@ -55,7 +62,8 @@ impl CapacityError {
         }
     }
 
-    /// How many slots (or workers) were asked for.
+    /// How many slots (or workers) were asked for: 0, or more than
+    /// [`max_capacity`](CapacityError::max_capacity).
     #[must_use]
     pub fn requested(&self) -> usize {
         self.requested
@@ -70,11 +78,33 @@ impl CapacityError {
 
 impl fmt::Display for CapacityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.requested == 0 {
+            return write!(
+                f,
+                "{} cannot have 0 {}: it needs at least 1",
+                self.what, self.unit
+            );
+        }
         write!(
             f,
             "{} supports at most {} {}, but {} were requested",
             self.what, self.max_capacity, self.unit, self.requested
         )
+    }
+}
+
+/// `Ok` if `1..=max_capacity` holds `requested`, else the error for `what`
+/// and `unit` (see [`CapacityError::new`]).
+pub(crate) fn check_capacity(
+    what: &'static str,
+    unit: &'static str,
+    requested: usize,
+    max_capacity: usize,
+) -> Result<(), CapacityError> {
+    if (1..=max_capacity).contains(&requested) {
+        Ok(())
+    } else {
+        Err(CapacityError::new(what, unit, requested, max_capacity))
     }
 }
 

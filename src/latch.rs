@@ -15,9 +15,7 @@ pub(crate) enum WaitKind {
     Join,
 }
 
-/// No worker is known to hold the latch sleepy or sleeping (debug builds'
-/// `holder`).
-#[cfg(debug_assertions)]
+/// No worker is known to hold the latch sleepy or sleeping (`holder`).
 const NO_HOLDER: u32 = u32::MAX;
 
 /// Not set; the owner is not sleepy.
@@ -75,12 +73,20 @@ const SET: u32 = 3;
 /// attempt in either protocol of this crate panics ("no_work_found: worker
 /// 1 waits on a CoreLatch that worker 0 is asleep on: two workers share one
 /// latch …"), before it writes anything, so the sleeper is still woken
-/// when the latch is set. A debug build names the sleeping worker, which it
-/// records as it steps the latch; a release build says "another worker".
-/// Without the check the second worker would find the latch neither unset
-/// nor set at every round and spin. (The owner's public steps below take no
-/// worker index and do not check: [`get_sleepy`](CoreLatch::get_sleepy)
-/// returns false.)
+/// when the latch is set. The message names the sleeping worker, which
+/// the protocols record as they step the latch. Without the check the
+/// second worker would find the latch neither unset nor set at every round
+/// and spin. (The owner's public steps below take no worker index and do
+/// not check: [`get_sleepy`](CoreLatch::get_sleepy) returns false, and a
+/// latch stepped through it has no recorded holder.)
+///
+/// The setter names the owner too:
+/// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch)`(&latch, owner)`
+/// panics if another worker is asleep or about to sleep on the latch
+/// ("set_latch: the CoreLatch is set for worker 1, but worker 0 is asleep on
+/// it …"), before it writes anything: the latch stays unset and its sleeper
+/// asleep, where a wake sent to the wrong worker would leave the sleeper
+/// asleep for good.
 ///
 /// # Examples
 ///
@@ -97,12 +103,14 @@ pub struct CoreLatch {
     state: AtomicU32,
     /// What a wait on this latch is: set at construction, never changed.
     waits_for: WaitKind,
-    /// Debug builds: the worker that stepped the latch to SLEEPY, for the
-    /// message when another worker finds it held; `NO_HOLDER` when unknown
-    /// (the latch was stepped through the public `get_sleepy`) or released.
-    /// Only the holder writes it, and only a misuse's message reads it, so
-    /// the models need not see it.
-    #[cfg(debug_assertions)]
+    /// The worker that stepped the latch to SLEEPY, through a protocol of
+    /// this crate; `NO_HOLDER` when unknown (the latch was stepped through
+    /// the public `get_sleepy`) or released. Only the holder writes it, on
+    /// its way to sleep: after its step to SLEEPY and before its AcqRel step
+    /// to SLEEPING, so a setter whose Acquire load reads SLEEPING sees it
+    /// (one that reads SLEEPY may not yet, and lets the owner find SET). A
+    /// setter reads it only then, and only to refuse a misuse. A correct program never acts on it, so the
+    /// models need not see it.
     holder: crate::sync::unmodeled::AtomicU32,
 }
 
@@ -143,7 +151,6 @@ impl CoreLatch {
         CoreLatch {
             state: AtomicU32::new(UNSET),
             waits_for,
-            #[cfg(debug_assertions)]
             holder: crate::sync::unmodeled::AtomicU32::new(NO_HOLDER),
         }
     }
@@ -219,6 +226,88 @@ impl CoreLatch {
         self.state.swap(SET, Ordering::AcqRel) == SLEEPING
     }
 
+    /// [`set`](CoreLatch::set) for a setter that names the latch's owner,
+    /// as [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch)
+    /// does: a panic naming `operation` and both workers if a worker other
+    /// than `owner` holds the latch sleepy or sleeping, before anything is
+    /// written. Otherwise the same step as `set`, with the same result.
+    ///
+    /// A compare-exchange from the state last read, not a swap: the check
+    /// must see the state it replaces. Each retry follows a step of the
+    /// owner's, which takes at most three (SLEEPY, SLEEPING, UNSET) per
+    /// sleep, so the loop never spins waiting for another thread. A failed
+    /// exchange reads with Acquire so that, on SLEEPING, the holder's record
+    /// (written before its AcqRel step there) is visible; on SLEEPY the record may still be
+    /// on its way, and the check is best effort, which costs nothing: a
+    /// setter never wakes anyone from SLEEPY, and the owner finds SET.
+    /// Success is AcqRel, as `set`'s swap is, and returns the state it
+    /// replaced.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn set_owned_by(&self, owner: usize, operation: &str) -> bool {
+        // The common case inline: the owner awake, one compare-exchange
+        // from UNSET, as costly as `set`'s swap.
+        match self
+            .state
+            .compare_exchange(UNSET, SET, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => false,
+            Err(found) => self.set_owned_by_from(found, owner, operation),
+        }
+    }
+
+    /// The rest of `set_owned_by` from a state read as `state`: out of
+    /// line, since a setter reaches it only when the owner is on its way to
+    /// sleep, or asleep and about to cost a wake.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn set_owned_by_from(&self, mut state: u32, owner: usize, operation: &str) -> bool {
+        loop {
+            if state == SLEEPY || state == SLEEPING {
+                self.check_owner(owner, operation, state);
+            }
+            match self
+                .state
+                .compare_exchange(state, SET, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(replaced) => return replaced == SLEEPING,
+                Err(found) => state = found,
+            }
+        }
+    }
+
+    /// The owner check of `set_owned_by` on a latch found `held` (SLEEPY
+    /// or SLEEPING). Out of line: a setter reaches it only when the owner
+    /// is on its way to sleep or asleep, and then pays a wake anyway.
+    #[inline(never)]
+    #[track_caller]
+    fn check_owner(&self, owner: usize, operation: &str, held: u32) {
+        let Some(holder) = self.holder() else {
+            return;
+        };
+        if holder != owner {
+            let how = if held == SLEEPY {
+                "about to sleep on"
+            } else {
+                "asleep on"
+            };
+            panic!(
+                "{operation}: the CoreLatch is set for worker {owner}, but worker {holder} is \
+                 {how} it: a latch is set with the index of the worker that waits on it \
+                 (nothing was written, so worker {holder} still waits)"
+            );
+        }
+    }
+
+    /// The worker recorded as holding the latch, if known.
+    fn holder(&self) -> Option<usize> {
+        match self.holder.load(crate::sync::unmodeled::Relaxed) {
+            NO_HOLDER => None,
+            holder => Some(holder as usize),
+        }
+    }
+
     /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
     /// the latch is set (do not sleep). For protocol implementations.
     ///
@@ -261,6 +350,7 @@ impl CoreLatch {
     /// another worker holds it sleepy or sleeping. Nothing is written then:
     /// that worker's sleep is left as it was.
     #[inline]
+    #[track_caller]
     pub(crate) fn get_sleepy_as(&self, worker: usize, operation: &str) -> bool {
         match self.step_to_sleepy() {
             Ok(()) => {
@@ -280,12 +370,11 @@ impl CoreLatch {
             .map(drop)
     }
 
-    /// Debug builds: note who holds the latch now (`None`: unknown, or
-    /// nobody). Relaxed: only the messages read it.
+    /// Note who holds the latch now (`None`: unknown, or nobody). Relaxed:
+    /// the owner's next step on the latch, AcqRel, publishes it to a
+    /// setter; only the messages and the setter's owner check read it.
     #[inline]
-    #[cfg_attr(not(debug_assertions), allow(unused_variables))]
     fn record_holder(&self, worker: Option<usize>) {
-        #[cfg(debug_assertions)]
         self.holder.store(
             worker.map_or(NO_HOLDER, |w| w as u32),
             crate::sync::unmodeled::Relaxed,
@@ -295,14 +384,9 @@ impl CoreLatch {
     /// The panic of `get_sleepy_as` for worker `worker` finding the latch
     /// `held` (SLEEPY or SLEEPING) by another worker.
     #[cold]
+    #[track_caller]
     fn held_by_another(&self, operation: &str, worker: usize, held: u32) -> ! {
-        #[cfg(debug_assertions)]
-        let holder = match self.holder.load(crate::sync::unmodeled::Relaxed) {
-            NO_HOLDER => None,
-            holder => Some(holder as usize),
-        };
-        #[cfg(not(debug_assertions))]
-        let holder: Option<usize> = None;
+        let holder = self.holder();
         let how = if held == SLEEPY {
             "about to sleep on"
         } else {
@@ -437,11 +521,7 @@ mod tests {
     fn a_latch_another_worker_holds_is_refused_naming_both() {
         let latch = CoreLatch::new();
         assert!(latch.get_sleepy_as(0, "no_work_found"));
-        let holder = if cfg!(debug_assertions) {
-            "worker 0"
-        } else {
-            "another worker"
-        };
+        let holder = "worker 0";
         let tail = "two workers share one latch, and each CoreLatch belongs to one worker";
         assert_eq!(
             refusal(&latch, 1),
@@ -457,11 +537,7 @@ mod tests {
                 "no_work_found: worker 1 waits on a CoreLatch that {holder} is asleep on: {tail}"
             )
         );
-        if cfg!(debug_assertions) {
-            assert!(
-                refusal(&latch, 0).contains("that another thread, also as worker 0, is asleep on")
-            );
-        }
+        assert!(refusal(&latch, 0).contains("that another thread, also as worker 0, is asleep on"));
         // The public step takes no index: it only says no.
         assert!(!latch.get_sleepy());
         assert!(latch.set(), "the holder is still the one asleep");

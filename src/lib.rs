@@ -47,7 +47,9 @@
 //! # What is in it
 //!
 //! - [`Notifier`]: the event count above. [`PreparedWait`] is its token, and
-//!   [`WaiterIds`] hands out waiter ids to threads that wait now and then.
+//!   [`WaiterIds`] hands out waiter ids to threads that wait now and then,
+//!   and [`WaiterWaker`] is a `std::task::Waker` that wakes a thread
+//!   sleeping on it (a `block_on`, an executor's workers).
 //! - [`JecSleep`]: rayon-core's jobs-event-counter sleep protocol as an
 //!   adapter for any work-stealing pool ([`docs::jec_sleep`]). [`JecIdle`]
 //!   is what an idle worker carries; [`JecCounters`] decodes its packed word.
@@ -90,6 +92,7 @@
 // 5. `protocol`: the `SleepProtocol` trait.
 // 6. `notifier` (the event count, and `NotifierSleep` on it) and `jec`,
 //    neither of which uses the other.
+// 7. `waker`: a `std::task::Waker` on the notifier.
 mod sync;
 
 mod error;
@@ -106,6 +109,8 @@ mod protocol;
 
 mod jec;
 mod notifier;
+
+mod waker;
 
 // Test-only code, above everything it tests: the loom models, and the
 // helpers shared with tests/ (through tests/common).
@@ -141,6 +146,7 @@ pub use round::Round;
 pub use stats::SleepStats;
 pub use sync::{parking_backend, ParkingBackend};
 pub use unpark::Unpark;
+pub use waker::WaiterWaker;
 
 // Every public type may cross threads: a protocol is shared by its workers,
 // and an idle state or a token may be handed to another thread with them.
@@ -160,3 +166,4 @@ static_assertions::assert_impl_all!(SleepStats: Send, Sync);
 static_assertions::assert_impl_all!(WaitOutcome: Send, Sync);
 static_assertions::assert_impl_all!(WaiterId<'static>: Send, Sync);
 static_assertions::assert_impl_all!(WaiterIds: Send, Sync);
+static_assertions::assert_impl_all!(WaiterWaker: Send, Sync);

@@ -327,7 +327,12 @@ pub trait SleepProtocol: Send + Sync + Sized {
     ///
     /// # Panics
     ///
-    /// If `owner` is out of range; the latch is then left as it was.
+    /// If `owner` is out of range, or if another worker is asleep or about
+    /// to sleep on `latch` (this crate's protocols record who steps a
+    /// latch): a latch is set with the index of the worker that waits on
+    /// it, and a wake sent to another worker would leave the sleeper asleep
+    /// for good. The latch is then left as it was, and its sleeper asleep.
+    #[track_caller]
     fn set_latch(&self, latch: &CoreLatch, owner: usize) {
         let capacity = self.capacity();
         assert!(
@@ -336,7 +341,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
             short_type_name::<Self>(),
             Count(capacity, "worker")
         );
-        if latch.set() {
+        if latch.set_owned_by(owner, "set_latch") {
             self.notify_worker_latch_is_set(owner);
         }
     }

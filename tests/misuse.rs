@@ -2,16 +2,20 @@
 //! Protocol misuse that only shows with more than one thread, on both
 //! protocols: the misuse panics with a message naming the call the user
 //! made, and whatever the other threads were doing goes on as if it had
-//! not happened.
+//! not happened. And the misuse a first program makes at once: a primitive
+//! built for zero waiters.
 
 mod common;
-use common::{try_panic_message, wait_until, with_watchdog, WATCHDOG};
+use common::{panic_message, try_panic_message, wait_until, with_watchdog, WATCHDOG};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
-use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
+use eventcount::{
+    CapacityError, CoreLatch, IdlePolicy, JecSleep, Notifier, NotifierSleep, SleepProtocol,
+    WaiterIds,
+};
 
 /// How many rounds a misusing thread gets to be caught in. Every misuse
 /// below is caught within the first few; the bound only turns a miss into
@@ -207,8 +211,8 @@ fn notifier_sleep_round_on_a_slot_in_use_leaves_latch_and_count() {
 }
 
 /// Worker 0 sleeps against a latch, and worker 1 waits on that same latch:
-/// its sleep attempt must panic, naming both workers (the sleeper only in
-/// a debug build, which records who holds a latch), and leave the latch to
+/// its sleep attempt must panic, naming both workers (the protocols record
+/// who holds a latch), and leave the latch to
 /// its sleeper, whom `set_latch` then wakes. A miss shows as worker 1
 /// running all its rounds: it finds the latch neither unset nor set at
 /// every attempt.
@@ -236,15 +240,10 @@ fn two_workers_share_one_latch<S: SleepProtocol + 'static>(name: &'static str, t
         } else {
             "no_work_found"
         };
-        let holder = if cfg!(debug_assertions) {
-            "worker 0"
-        } else {
-            "another worker"
-        };
         assert_eq!(
             message,
             format!(
-                "{operation}: worker 1 waits on a CoreLatch that {holder} is asleep on: \
+                "{operation}: worker 1 waits on a CoreLatch that worker 0 is asleep on: \
                  two workers share one latch, and each CoreLatch belongs to one worker"
             )
         );
@@ -282,4 +281,144 @@ fn notifier_sleep_two_workers_share_one_latch_timed() {
         "notifier_sleep_two_workers_share_one_latch_timed",
         true,
     );
+}
+
+/// Worker 0 sleeps against its latch, over and over, while the test thread
+/// sets that latch naming worker 1 as its owner. Each call that finds
+/// worker 0 asleep (or about to sleep) must panic naming both workers and
+/// write nothing: the latch stays unset and worker 0 asleep, so the right
+/// `set_latch` still wakes it. Each call that finds worker 0 awake sets the
+/// latch, which is then no misuse anyone can see: worker 0 returns, and
+/// sleeps again on a fresh latch. Without the check the wake goes to
+/// worker 1, and worker 0 sleeps for good (the watchdog fails the test).
+fn set_latch_with_the_wrong_owner<S: SleepProtocol + 'static>(name: &'static str) {
+    const SLEEPS: usize = 20;
+    with_watchdog(name, move || {
+        let sleep = Arc::new(eager::<S>(2));
+        let latches: Arc<Vec<CoreLatch>> =
+            Arc::new((0..SLEEPS).map(|_| CoreLatch::new()).collect());
+        let owner = {
+            let (sleep, latches) = (sleep.clone(), latches.clone());
+            thread::spawn(move || {
+                for latch in latches.iter() {
+                    let mut idle = sleep.start_looking(0);
+                    while !latch.probe() {
+                        sleep.no_work_found(&mut idle, latch, || false);
+                    }
+                    sleep.work_found(idle);
+                }
+            })
+        };
+        let mut refused = 0;
+        for latch in latches.iter() {
+            // Race the wrong call against the owner's way into its sleep,
+            // and at least once against the sleep itself.
+            if refused == 0 {
+                wait_until(|| latch_state(latch) == "sleeping");
+            }
+            match try_panic_message(|| sleep.set_latch(latch, 1)) {
+                Some(message) => {
+                    refused += 1;
+                    let how = if message.contains("about to sleep on") {
+                        "about to sleep on"
+                    } else {
+                        "asleep on"
+                    };
+                    assert_eq!(
+                        message,
+                        format!(
+                            "set_latch: the CoreLatch is set for worker 1, but worker 0 is {how} \
+                             it: a latch is set with the index of the worker that waits on it \
+                             (nothing was written, so worker 0 still waits)"
+                        )
+                    );
+                    assert!(!latch.probe(), "a refused set_latch set the latch");
+                    sleep.set_latch(latch, 0);
+                }
+                None => assert!(latch.probe()),
+            }
+        }
+        owner.join().unwrap();
+        assert!(refused >= 1);
+        assert_eq!(sleep.num_sleeping(), 0);
+    });
+}
+
+#[test]
+fn jec_sleep_set_latch_with_the_wrong_owner() {
+    set_latch_with_the_wrong_owner::<JecSleep>("jec_sleep_set_latch_with_the_wrong_owner");
+}
+
+#[test]
+fn notifier_sleep_set_latch_with_the_wrong_owner() {
+    set_latch_with_the_wrong_owner::<NotifierSleep>(
+        "notifier_sleep_set_latch_with_the_wrong_owner",
+    );
+}
+
+/// A primitive for zero waiters could never be used: `new(0)` panics and
+/// `try_new(0)` errs, each with a message that says so, where the first
+/// call on the primitive used to panic with an index out of range.
+#[test]
+fn zero_capacity_is_refused_by_every_constructor() {
+    fn refused(err: CapacityError, what: &str, unit: &str) {
+        assert_eq!(err.requested(), 0);
+        assert_eq!(
+            err.to_string(),
+            format!("{what} cannot have 0 {unit}: it needs at least 1")
+        );
+    }
+    refused(
+        Notifier::try_new(0).unwrap_err(),
+        "Notifier",
+        "waiter slots",
+    );
+    refused(JecSleep::try_new(0).unwrap_err(), "JecSleep", "workers");
+    refused(
+        NotifierSleep::try_new(0).unwrap_err(),
+        "NotifierSleep",
+        "workers",
+    );
+    let policy = IdlePolicy::rayon();
+    refused(
+        JecSleep::try_with_policy(0, policy).unwrap_err(),
+        "JecSleep",
+        "workers",
+    );
+    refused(
+        NotifierSleep::try_with_policy(0, policy).unwrap_err(),
+        "NotifierSleep",
+        "workers",
+    );
+    refused(
+        <JecSleep as SleepProtocol>::try_with_policy(0, policy).unwrap_err(),
+        "JecSleep",
+        "workers",
+    );
+    refused(
+        <NotifierSleep as SleepProtocol>::try_with_policy(0, policy).unwrap_err(),
+        "NotifierSleep",
+        "workers",
+    );
+
+    assert_eq!(
+        panic_message(|| drop(Notifier::new(0))),
+        "Notifier::new: Notifier cannot have 0 waiter slots: it needs at least 1"
+    );
+    assert_eq!(
+        panic_message(|| drop(JecSleep::new(0))),
+        "JecSleep: JecSleep cannot have 0 workers: it needs at least 1"
+    );
+    assert_eq!(
+        panic_message(|| drop(NotifierSleep::with_policy(0, policy))),
+        "NotifierSleep: NotifierSleep cannot have 0 workers: it needs at least 1"
+    );
+    assert_eq!(
+        panic_message(|| drop(WaiterIds::new(0))),
+        "WaiterIds::new(0): a set of ids needs at least 1, or no waiter could ever take one"
+    );
+    // One is enough.
+    assert_eq!(Notifier::new(1).capacity(), 1);
+    assert_eq!(JecSleep::new(1).capacity(), 1);
+    assert_eq!(WaiterIds::new(1).capacity(), 1);
 }

@@ -346,6 +346,7 @@ impl IdlePolicy {
     /// assert_eq!(fixed.search_bounds(), Some((us(20), us(20))));
     /// assert_eq!(fixed.searcher_cap(8), None); // rayon's: no cap
     /// ```
+    #[track_caller]
     pub const fn search_budget(mut self, min: Duration, max: Duration) -> Self {
         let (min_ns, max_ns) = (min.as_nanos(), max.as_nanos());
         assert!(
@@ -473,6 +474,7 @@ impl IdlePolicy {
     /// assert_eq!(p.searcher_cap(8), Some(2));
     /// assert_eq!(p.searcher_cap(1), Some(1));
     /// ```
+    #[track_caller]
     pub const fn max_searching(mut self, searchers: usize) -> Self {
         assert!(
             searchers > 0,

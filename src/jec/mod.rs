@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
-use crate::error::{all_looking, CapacityError, Count};
+use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
@@ -136,8 +136,9 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`JecSleep::MAX_CAPACITY`] (65,535). Use
-    /// [`JecSleep::try_new`] to get an error instead.
+    /// If `workers` is 0 or exceeds [`JecSleep::MAX_CAPACITY`] (65,535),
+    /// with the message of [`CapacityError`]. Use [`JecSleep::try_new`] to
+    /// get an error instead.
     ///
     /// # Examples
     ///
@@ -146,12 +147,13 @@ impl JecSleep {
     ///
     /// assert_eq!(eventcount::JecSleep::new(4).capacity(), 4);
     /// ```
+    #[track_caller]
     pub fn new(workers: usize) -> JecSleep {
         JecSleep::with_policy(workers, IdlePolicy::default())
     }
 
-    /// A sleep manager with the default [`IdlePolicy`], or an error if the
-    /// counters cannot count `workers`.
+    /// A sleep manager with the default [`IdlePolicy`], or an error if
+    /// `workers` is 0 or the counters cannot count that many.
     ///
     /// # Examples
     ///
@@ -161,6 +163,7 @@ impl JecSleep {
     /// assert!(JecSleep::try_new(8).is_ok());
     /// let err = JecSleep::try_new(JecSleep::MAX_CAPACITY + 1).unwrap_err();
     /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
+    /// assert!(JecSleep::try_new(0).is_err());
     /// ```
     pub fn try_new(workers: usize) -> Result<JecSleep, CapacityError> {
         JecSleep::try_with_policy(workers, IdlePolicy::default())
@@ -170,7 +173,7 @@ impl JecSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`JecSleep::MAX_CAPACITY`] (65,535).
+    /// If `workers` is 0 or exceeds [`JecSleep::MAX_CAPACITY`] (65,535).
     ///
     /// # Examples
     ///
@@ -180,6 +183,7 @@ impl JecSleep {
     /// let sleep = JecSleep::with_policy(4, IdlePolicy::rayon());
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(32));
     /// ```
+    #[track_caller]
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
         match JecSleep::try_with_policy(workers, policy) {
             Ok(sleep) => sleep,
@@ -187,7 +191,8 @@ impl JecSleep {
         }
     }
 
-    /// A sleep manager, or an error if the counters cannot count `workers`.
+    /// A sleep manager, or an error if `workers` is 0 or the counters cannot
+    /// count that many.
     ///
     /// # Examples
     ///
@@ -207,14 +212,7 @@ impl JecSleep {
         jec: u32,
         unpark: Option<Unpark>,
     ) -> Result<JecSleep, CapacityError> {
-        if workers > MAX_WORKERS {
-            return Err(CapacityError::new(
-                "JecSleep",
-                "workers",
-                workers,
-                MAX_WORKERS,
-            ));
-        }
+        check_capacity("JecSleep", "workers", workers, MAX_WORKERS)?;
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
             workers: (0..workers)
@@ -266,6 +264,7 @@ impl JecSleep {
         )
     }
 
+    #[track_caller]
     fn worker(&self, operation: &str, index: usize) -> &Worker {
         match self.workers.get(index) {
             Some(worker) => worker,
@@ -305,6 +304,7 @@ impl JecSleep {
     /// One empty round; a sleep it starts ends at `deadline` if given, and
     /// is in `park` if given.
     #[inline]
+    #[track_caller]
     fn round(
         &self,
         operation: &str,
@@ -364,6 +364,7 @@ impl JecSleep {
     /// Try to sleep. Every early return puts the worker back to searching.
     /// `operation` is the public call, for the messages.
     #[cold]
+    #[track_caller]
     fn sleep(
         &self,
         operation: &str,
@@ -627,6 +628,7 @@ impl SleepProtocol for JecSleep {
     /// sleep.work_found(idle);
     /// ```
     #[inline]
+    #[track_caller]
     fn start_looking(&self, worker: usize) -> JecIdle<'_> {
         self.worker("start_looking", worker);
         if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
@@ -684,6 +686,7 @@ impl SleepProtocol for JecSleep {
     /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
     /// sleep.work_found(idle);
     /// ```
+    #[track_caller]
     fn no_work_found(
         &self,
         idle: &mut JecIdle<'_>,
@@ -735,6 +738,7 @@ impl SleepProtocol for JecSleep {
     /// assert_eq!(sleep.counters().inactive(), 1); // still idle
     /// sleep.work_found(idle);
     /// ```
+    #[track_caller]
     fn no_work_found_until(
         &self,
         idle: &mut JecIdle<'_>,
@@ -807,6 +811,7 @@ impl SleepProtocol for JecSleep {
     /// assert_eq!(sleep.counters().inactive(), 0);
     /// ```
     #[inline]
+    #[track_caller]
     fn work_found(&self, mut idle: JecIdle<'_>) {
         assert!(
             std::ptr::eq(idle.sleep, self),
@@ -872,6 +877,7 @@ impl SleepProtocol for JecSleep {
     ///     sleep.notify_worker_latch_is_set(0);
     /// }
     /// ```
+    #[track_caller]
     fn notify_worker_latch_is_set(&self, worker: usize) {
         self.worker("notify_worker_latch_is_set", worker);
         self.wake_specific(worker);
@@ -881,7 +887,8 @@ impl SleepProtocol for JecSleep {
     ///
     /// # Panics
     ///
-    /// If `owner` is out of range.
+    /// If `owner` is out of range, or if another worker is asleep or about
+    /// to sleep on `latch`; the latch is then left as it was.
     ///
     /// # Examples
     ///
@@ -893,9 +900,10 @@ impl SleepProtocol for JecSleep {
     /// sleep.set_latch(&latch, 0);
     /// assert!(latch.probe());
     /// ```
+    #[track_caller]
     fn set_latch(&self, latch: &CoreLatch, owner: usize) {
         self.worker("set_latch", owner);
-        if latch.set() {
+        if latch.set_owned_by(owner, "set_latch") {
             self.wake_specific(owner);
         }
     }

@@ -82,9 +82,11 @@ fn latch_wakes_owner<S: SleepProtocol + 'static>(policy: IdlePolicy) {
 /// see the latch set before it ever sleeps, or sleep on it and be woken by
 /// the setter; the payload must be visible on every path. The payload is a
 /// Relaxed atomic, so only the latch orders it: loom lets a Relaxed load
-/// return a stale value that nothing orders before it.
-fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>() {
-    check(3, || {
+/// return a stale value that nothing orders before it. The setter calls
+/// `set` and the targeted wake, or `set_latch`, whose owner check replaces
+/// `set`'s swap with compare-exchanges (`through_set_latch`).
+fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>(through_set_latch: bool) {
+    check(3, move || {
         let sleep = Arc::new(one_worker::<S>(EAGER));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
@@ -98,7 +100,11 @@ fn latch_publishes_the_setters_writes<S: SleepProtocol + 'static>() {
         });
         let setter = spawn_with!(sleep, latch, result => {
             result.store(42, Ordering::Relaxed);
-            set_and_notify(&latch, &*sleep);
+            if through_set_latch {
+                sleep.set_latch(&latch, 0);
+            } else {
+                set_and_notify(&latch, &*sleep);
+            }
         });
         join_all([setter, owner]);
     });
@@ -227,12 +233,22 @@ fn jec_sleep_latch_wakes_owner_largest_budget() {
 
 #[test]
 fn notifier_sleep_latch_publishes_the_setters_writes() {
-    latch_publishes_the_setters_writes::<NotifierSleep>();
+    latch_publishes_the_setters_writes::<NotifierSleep>(false);
 }
 
 #[test]
 fn jec_sleep_latch_publishes_the_setters_writes() {
-    latch_publishes_the_setters_writes::<JecSleep>();
+    latch_publishes_the_setters_writes::<JecSleep>(false);
+}
+
+#[test]
+fn notifier_sleep_set_latch_publishes_the_setters_writes() {
+    latch_publishes_the_setters_writes::<NotifierSleep>(true);
+}
+
+#[test]
+fn jec_sleep_set_latch_publishes_the_setters_writes() {
+    latch_publishes_the_setters_writes::<JecSleep>(true);
 }
 
 #[test]

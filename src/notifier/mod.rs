@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use crate::error::CapacityError;
+use crate::error::{check_capacity, CapacityError};
 use crate::outcome::WaitOutcome;
 use crate::stats::SleepStats;
 use crate::sync::{fence, AtomicU64, Ordering};
@@ -143,8 +143,9 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `slots` exceeds [`Notifier::MAX_CAPACITY`] (65,535). Use
-    /// [`Notifier::try_new`] to get an error instead.
+    /// If `slots` is 0 or exceeds [`Notifier::MAX_CAPACITY`] (65,535),
+    /// with the message of [`CapacityError`]. Use [`Notifier::try_new`] to
+    /// get an error instead.
     ///
     /// # Examples
     ///
@@ -152,6 +153,7 @@ impl Notifier {
     /// let n = eventcount::Notifier::new(8);
     /// assert_eq!(n.capacity(), 8);
     /// ```
+    #[track_caller]
     pub fn new(slots: usize) -> Notifier {
         match Notifier::try_new(slots) {
             Ok(notifier) => notifier,
@@ -159,8 +161,8 @@ impl Notifier {
         }
     }
 
-    /// A notifier with `slots` waiter slots, or an error if the state layout
-    /// cannot hold that many.
+    /// A notifier with `slots` waiter slots, or an error if `slots` is 0 or
+    /// the state layout cannot hold that many.
     ///
     /// # Examples
     ///
@@ -169,6 +171,7 @@ impl Notifier {
     ///
     /// assert!(Notifier::try_new(64).is_ok());
     /// assert!(Notifier::try_new(Notifier::MAX_CAPACITY + 1).is_err());
+    /// assert!(Notifier::try_new(0).is_err());
     /// ```
     pub fn try_new(slots: usize) -> Result<Notifier, CapacityError> {
         Notifier::with_slot_epoch(slots, 0, None)
@@ -220,14 +223,7 @@ impl Notifier {
         epoch: u64,
         unpark: Option<Unpark>,
     ) -> Result<Notifier, CapacityError> {
-        if slots > MAX_SLOTS {
-            return Err(CapacityError::new(
-                "Notifier",
-                "waiter slots",
-                slots,
-                MAX_SLOTS,
-            ));
-        }
+        check_capacity("Notifier", "waiter slots", slots, MAX_SLOTS)?;
         Ok(Notifier {
             state: CachePadded::new(AtomicU64::new(State::EMPTY.0)),
             slots: (0..slots)
@@ -424,6 +420,7 @@ impl Notifier {
     /// let again = n.prepare_wait(0); // the slot is free again at once
     /// n.cancel_wait(again);
     /// ```
+    #[track_caller]
     pub fn cancel_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "cancel_wait");
         self.cancel(wid);
@@ -494,6 +491,7 @@ impl Notifier {
     /// n.notify_one(); // reaches the prepared waiter: no syscall
     /// n.commit_wait(wait); // finds the notification and returns at once
     /// ```
+    #[track_caller]
     pub fn commit_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "commit_wait");
         let _ = self.commit_on_futex(wid, None);
@@ -638,12 +636,14 @@ impl Notifier {
     /// n.notify_one();
     /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
     /// ```
+    #[track_caller]
     pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
         self.commit_with_deadline("commit_wait_until", wait, deadline)
     }
 
     /// A commit that ends at `deadline`; `operation` is the public call,
     /// for the messages.
+    #[track_caller]
     fn commit_with_deadline(
         &self,
         operation: &str,
@@ -673,6 +673,7 @@ impl Notifier {
     /// let outcome = n.commit_wait_timeout(wait, Duration::from_micros(100));
     /// assert_eq!(outcome, WaitOutcome::TimedOut);
     /// ```
+    #[track_caller]
     pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
         match Instant::now().checked_add(timeout) {
             Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
@@ -737,6 +738,7 @@ impl Notifier {
     /// assert!(n.notify_waiter(1));
     /// n.commit_wait(wait); // returns at once
     /// ```
+    #[track_caller]
     pub fn notify_waiter(&self, wid: usize) -> bool {
         let size = self.slots.len();
         let Some(slot) = self.slots.get(wid) else {

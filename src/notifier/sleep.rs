@@ -15,7 +15,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::{Ended, Notifier, PreparedWait};
-use crate::error::{all_looking, CapacityError, Count};
+use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
@@ -135,8 +135,9 @@ impl NotifierSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`]. Use
-    /// [`NotifierSleep::try_new`] to get an error instead.
+    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`], with
+    /// the message of [`CapacityError`]. Use [`NotifierSleep::try_new`] to
+    /// get an error instead.
     ///
     /// # Examples
     ///
@@ -146,6 +147,7 @@ impl NotifierSleep {
     /// let sleep = eventcount::NotifierSleep::new(8);
     /// assert_eq!(sleep.capacity(), 8);
     /// ```
+    #[track_caller]
     pub fn new(workers: usize) -> Self {
         NotifierSleep::with_policy(workers, IdlePolicy::default())
     }
@@ -162,13 +164,14 @@ impl NotifierSleep {
     pub const MAX_CAPACITY: usize = Notifier::MAX_CAPACITY;
 
     /// A protocol with the default [`IdlePolicy`], or an error if `workers`
-    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
     /// ```
     /// use eventcount::NotifierSleep;
     /// assert!(NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).is_err());
+    /// assert!(NotifierSleep::try_new(0).is_err());
     /// ```
     pub fn try_new(workers: usize) -> Result<Self, CapacityError> {
         NotifierSleep::try_with_policy(workers, IdlePolicy::default())
@@ -178,7 +181,7 @@ impl NotifierSleep {
     ///
     /// # Panics
     ///
-    /// If `workers` exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
@@ -187,6 +190,7 @@ impl NotifierSleep {
     /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().spin_rounds(4));
     /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(36));
     /// ```
+    #[track_caller]
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
         match NotifierSleep::try_with_policy(workers, policy) {
             Ok(sleep) => sleep,
@@ -195,7 +199,7 @@ impl NotifierSleep {
     }
 
     /// A protocol with a chosen [`IdlePolicy`], or an error if `workers`
-    /// exceeds [`NotifierSleep::MAX_CAPACITY`].
+    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
     ///
     /// # Examples
     ///
@@ -214,15 +218,13 @@ impl NotifierSleep {
         policy: IdlePolicy,
         unpark: Option<Unpark>,
     ) -> Result<Self, CapacityError> {
-        if workers > NotifierSleep::MAX_CAPACITY {
-            // The error names the type the caller built, not the one inside.
-            return Err(CapacityError::new(
-                "NotifierSleep",
-                "workers",
-                workers,
-                NotifierSleep::MAX_CAPACITY,
-            ));
-        }
+        // The error names the type the caller built, not the one inside.
+        check_capacity(
+            "NotifierSleep",
+            "workers",
+            workers,
+            NotifierSleep::MAX_CAPACITY,
+        )?;
         let notifier = match unpark {
             Some(unpark) => Notifier::with_unpark(workers, unpark),
             None => Notifier::new(workers),
@@ -326,6 +328,7 @@ impl NotifierSleep {
 
     /// One empty round; a sleep it starts ends at `deadline` if given, and
     /// is in `park` if given.
+    #[track_caller]
     fn round(
         &self,
         operation: &str,
@@ -416,6 +419,7 @@ impl NotifierSleep {
     /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
     /// for the messages.
     #[allow(clippy::too_many_arguments)]
+    #[track_caller]
     fn sleep(
         &self,
         operation: &str,
@@ -550,6 +554,7 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
+    #[track_caller]
     fn start_looking(&self, worker: usize) -> NotifierIdle<'_> {
         let capacity = self.notifier.capacity();
         assert!(
@@ -580,6 +585,7 @@ impl SleepProtocol for NotifierSleep {
         }
     }
 
+    #[track_caller]
     fn no_work_found(
         &self,
         idle: &mut NotifierIdle<'_>,
@@ -589,6 +595,7 @@ impl SleepProtocol for NotifierSleep {
         self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
     }
 
+    #[track_caller]
     fn no_work_found_until(
         &self,
         idle: &mut NotifierIdle<'_>,
@@ -636,6 +643,7 @@ impl SleepProtocol for NotifierSleep {
     }
 
     #[inline]
+    #[track_caller]
     fn work_found(&self, mut idle: NotifierIdle<'_>) {
         assert!(
             std::ptr::eq(idle.sleep, self),
@@ -657,6 +665,7 @@ impl SleepProtocol for NotifierSleep {
         self.new_jobs(n, queue_was_empty);
     }
 
+    #[track_caller]
     fn notify_worker_latch_is_set(&self, worker: usize) {
         let capacity = self.notifier.capacity();
         assert!(

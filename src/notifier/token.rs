@@ -54,6 +54,7 @@ impl<'a> PreparedWait<'a> {
 
     /// Take the slot index out of the token without running its cancelling
     /// drop, after checking that it belongs to `notifier`.
+    #[track_caller]
     pub(super) fn disarm_for(self, notifier: &Notifier, operation: &str) -> usize {
         let wid = self.wid;
         if !std::ptr::eq(self.notifier, notifier) {

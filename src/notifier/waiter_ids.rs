@@ -54,6 +54,11 @@ pub struct WaiterId<'a> {
 impl WaiterIds {
     /// Ids `0..capacity`, all free.
     ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0: no id could ever be handed out, and every
+    /// [`acquire`](WaiterIds::acquire) would return `None`.
+    ///
     /// # Examples
     ///
     /// ```
@@ -62,7 +67,12 @@ impl WaiterIds {
     /// assert_eq!(ids.in_use(), 0);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn new(capacity: usize) -> Self {
+        assert!(
+            capacity > 0,
+            "WaiterIds::new(0): a set of ids needs at least 1, or no waiter could ever take one"
+        );
         let words = capacity.div_ceil(64);
         WaiterIds {
             words: (0..words)
@@ -200,7 +210,7 @@ mod tests {
 
     #[test]
     fn every_id_once_then_none() {
-        for capacity in [0, 1, 63, 64, 65, 130] {
+        for capacity in [1, 63, 64, 65, 130] {
             let ids = WaiterIds::new(capacity);
             let mut held: Vec<_> = (0..capacity).map(|_| ids.acquire().unwrap()).collect();
             let mut got: Vec<usize> = held.iter().map(WaiterId::get).collect();
