@@ -3,7 +3,8 @@
 //! both sleep protocols, runs the workloads, and prints one table with
 //! rayon measured in the same run as the reference.
 //!
-//! Run with `--help` for the flags.
+//! Run with `--help` for the flags, the default idle policy and the
+//! columns; the columns' legend is also printed under the table.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -15,7 +16,23 @@ use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload as Work};
 /// xorshift rounds per burst job: a few microseconds of work.
 const BURST_ITERS: u32 = 2000;
 
-const HELP: &str = "\
+/// What each column of the table means: in `--help`, and printed under
+/// every table, so that a table read on its own explains itself.
+const LEGEND: &str = "    wall ms/run    median wall time of one run
+    cpu ms/run     CPU time of the whole process over all runs, divided by
+                   the runs (cpu / wall is how many cores a run kept busy)
+    sleeps/run     futex waits by the protocol, divided by the runs (rayon:
+                   the process's voluntary context switches)
+    wakes/run      futex wakes by the protocol, divided by the runs (rayon:
+                   not available, '-')
+    idle cpu ms    CPU the process burned in the 200 ms after the last run
+";
+
+/// The help text. The default policy is printed from the value a plain run
+/// uses, so the two cannot disagree.
+fn help() -> String {
+    format!(
+        "\
 pool: run the example work-stealing pool on each sleep protocol, with rayon
 as the reference, and print wall time, CPU time, sleeps and wakes, and the
 CPU burned while idle afterwards.
@@ -27,21 +44,22 @@ OPTIONS:
     --protocol <P>   jec | notifier | rayon | all          [default: all]
     --workload <W>   fib | tree | bursts | all             [default: all]
     --threads <N>    worker threads, 1..=512               [default: cores]
-    --idle <S>,<Y>   idle policy of our pools: S spin rounds, then Y yield
-                     rounds, then sleep                    [default: 0,32]
+    --idle <S>,<Y>   our pools' idle policy becomes rayon's fixed rounds:
+                     S spin rounds, then Y yield rounds, then sleep, every
+                     idle worker searching (rayon's own is 0,32)
+                     [default: the crate's default, IdlePolicy::new(): each
+                     worker learns a search budget in time, 0 to 200 µs,
+                     and at most half the pool searches at once; its Debug:
+                     {default:?}]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
-COLUMNS (all per run of the workload, so they compare with each other):
-    wall ms/run    median wall time of one run
-    cpu ms/run     CPU time of the whole process over all runs, divided by
-                   the runs (cpu / wall is how many cores a run kept busy)
-    sleeps/run     futex waits by the protocol, divided by the runs (rayon:
-                   the process's voluntary context switches)
-    wakes/run      futex wakes by the protocol, divided by the runs (rayon:
-                   not available, '-')
-    idle cpu ms    CPU the process burned in the 200 ms after the last run
-";
+COLUMNS (all per run of the workload, so they compare with each other;
+printed under every table too):
+{LEGEND}",
+        default = IdlePolicy::default()
+    )
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Workload {
@@ -275,7 +293,7 @@ fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(Some(options)) => options,
         Ok(None) => {
-            print!("{HELP}");
+            print!("{}", help());
             return ExitCode::SUCCESS;
         }
         Err(message) => {
@@ -337,6 +355,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    println!("\nColumns, per run of the workload:\n{LEGEND}");
     if failed {
         ExitCode::FAILURE
     } else {

@@ -73,6 +73,10 @@ It fails (exit 1, one line per problem) when:
   too);
 - a relative link in docs/*.md, README.md or CHANGELOG.md points to a file
   or directory that does not exist (links to .md files are checked above);
+- a link or image in README.md (inline, a reference definition, or an HTML
+  src or href) is relative, or is a URL that is not a docs.rs page, or is
+  an anchor that no heading of the README has: the README is the package's
+  page on crates.io, where only absolute links work;
 - a panic message that docs/*.md or README.md quotes is one that no format
   string in src/ can print. A doc quotes a message in backticks, in one of
   two ways:
@@ -217,24 +221,48 @@ for path, text in list(src.items()) + list(docs.items()) + [("README.md", readme
         elif anchor and doc in docs and anchor not in {slug(h) for h in doc_headings[doc]}:
             problems.append(f"{path} links to {target}#{anchor}, which has no such heading")
 
-# 2b. The README is the package's front page on crates.io: every relative
-# link in it must name a file the package ships (Cargo.toml's `include`).
-include = re.search(r"^include = \[(.*?)\]", read(os.path.join(ROOT, "Cargo.toml")), re.S | re.M)
-patterns = re.findall(r'"/([^"]+)"', include.group(1)) if include else []
+# 2b. The README is the package's front page on crates.io, which has no
+# repository to resolve a relative path against: every link and image in it
+# is a docs.rs URL (the rustdoc pages are built from the docs/ files the
+# package ships) or an anchor of one of the README's own headings. Inline
+# links, reference definitions and HTML src/href attributes all count.
+README_URL = re.compile(r"^https://docs\.rs/")
 
 
-def packaged(target):
-    target = target.replace("**/", "")
-    return any(fnmatch.fnmatch(target, pat.replace("**/", "")) for pat in patterns)
+def readme_targets(text):
+    """(line, target) for every link, image and reference definition of
+    the README outside fenced code."""
+    found = []
+    fenced = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for m in re.finditer(r"\]\(\s*<?([^)\s>]+)", line):
+            found.append((number, m.group(1)))
+        m = re.match(r"\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", line)
+        if m:
+            found.append((number, m.group(1)))
+        for m in re.finditer(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']""", line):
+            found.append((number, m.group(1)))
+        for m in re.finditer(r"<([A-Za-z][A-Za-z0-9+.-]*:[^>\s]+)>", line):
+            found.append((number, m.group(1)))
+    return found
 
 
-for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme):
-    target = m.group(1)
-    if re.match(r"[a-z]+:", target):
-        continue  # an absolute URL
-    if not packaged(os.path.normpath(target)):
-        problems.append(f"README.md links to {target}, which the package does not ship "
-                        "(crates.io would show a broken link)")
+readme_anchors = {slug(h) for h in headings(readme)}
+for number, target in readme_targets(readme):
+    if target.startswith("#"):
+        if target[1:] not in readme_anchors:
+            problems.append(f"README.md:{number}: links to {target}, which no heading of the "
+                            "README has")
+    elif not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target):
+        problems.append(f"README.md:{number}: links to {target}, a relative link, which "
+                        "crates.io cannot resolve: link the docs.rs page instead")
+    elif not README_URL.match(target):
+        problems.append(f"README.md:{number}: links to {target}, which is not a docs.rs page")
 
 # 3. Loom models, both ways.
 models = set()

@@ -56,8 +56,7 @@
 //! - [`SleepProtocol`]: the one trait a scheduler's worker loop calls,
 //!   implemented by [`JecSleep`] and by [`NotifierSleep`] (the notifier with
 //!   an idle policy; [`NotifierIdle`] is its idle state). rayon-core runs on
-//!   it, with its own test suites passing (`docs/rayon.md` in the
-//!   repository).
+//!   it, with its own test suites passing ([`docs::rayon`]).
 //! - [`CoreLatch`]: the four-state latch a worker sleeps against, shared by
 //!   both protocols. What it is made for also tells the idle policy whether
 //!   its owner waits for new work or for a job in flight.
@@ -124,8 +123,8 @@ pub mod guide {}
 
 /// The protocols, written down: each one's state layout, every step with its
 /// memory ordering and why, and the proof sketch that no wakeup is lost.
-/// The code follows these pages step by step, and `scripts/check_docs.py`
-/// keeps the two in agreement.
+/// The code follows these pages step by step, and a check of the
+/// repository keeps the two in agreement ([`docs::development`] lists it).
 pub mod docs {
     #[doc = include_str!("../docs/notifier.md")]
     pub mod notifier {}
@@ -133,7 +132,62 @@ pub mod docs {
     pub mod jec_sleep {}
     #[doc = include_str!("../docs/idle-policy.md")]
     pub mod idle_policy {}
+    #[doc = include_str!("../docs/rayon.md")]
+    pub mod rayon {}
+    #[doc = include_str!("../docs/benchmarks.md")]
+    pub mod benchmarks {}
+    /// The benchmarks' plots, drawn from one run's results by the
+    /// repository's `plots` tool: [`benchmarks`] says how each is read and
+    /// which run it shows. Each is the SVG file of `docs/plots/` in the
+    /// package, inlined; a wide one scrolls sideways.
+    ///
+    /// # B7 on rayon's drop-in: wasted CPU against latency
+    ///
+    /// rayon-core on this crate against stock rayon and rayon PR #1314's two
+    /// designs: ticks of 8 short jobs with idle gaps between them, one panel
+    /// per thread count and gap, both axes as ratios to stock rayon in the
+    /// same run.
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/rayon-b7-cpu-latency.svg")]
+    #[doc = "</div>"]
+    ///
+    /// # B8 on rayon's drop-in: wasted CPU against latency
+    ///
+    /// The control loop and the saturating fold, one panel per shape and
+    /// mode, one row per thread count.
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/rayon-b8-cpu-latency.svg")]
+    #[doc = "</div>"]
+    ///
+    /// # B7 and B8 on the example pool
+    ///
+    /// The same cases on the repository's example pool, against rayon's own
+    /// pool.
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/pool-b7-cpu-latency.svg")]
+    #[doc = "</div>"]
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/pool-b8-cpu-latency.svg")]
+    #[doc = "</div>"]
+    ///
+    /// # B2: the round trip
+    ///
+    /// Each peer's round trip, one panel per placement, on one log axis in µs.
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/b2-round-trip.svg")]
+    #[doc = "</div>"]
+    pub mod plots {}
+    #[doc = include_str!("../docs/development.md")]
+    pub mod development {}
 }
+
+#[doc = include_str!("../CHANGELOG.md")]
+pub mod changelog {}
 
 pub use error::CapacityError;
 pub use idle::IdlePolicy;

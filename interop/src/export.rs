@@ -35,10 +35,12 @@ pub struct Options {
     #[arg(long, value_enum, default_value_t = Policy::Default)]
     policy: Policy,
     /// eventcount from crates.io by a version requirement (`0.1`,
-    /// `=0.1.0`), or from a checkout by path (any value with a `/`, such as
-    /// `./eventcount` or `/src/eventcount`). A relative path is read from
-    /// the current directory and written relative to --out; an absolute
-    /// one is written as given.
+    /// `=0.1.0`), from a git repository (`git+` and its URL, such as
+    /// `git+https://github.com/eventcount-rs/eventcount`), or from a
+    /// checkout by path (any other value with a `/`, such as `./eventcount`
+    /// or `/src/eventcount`). A relative path is read from the current
+    /// directory and written relative to --out; an absolute one is written
+    /// as given.
     #[arg(long, value_name = "VERSION_OR_PATH")]
     eventcount: String,
     /// Replace --out if it holds an earlier export (a directory with an
@@ -52,14 +54,27 @@ pub struct Options {
 pub enum Eventcount {
     /// A version requirement, resolved on crates.io.
     Version(String),
+    /// A git repository's URL, which cargo clones: no checkout of the
+    /// user's own.
+    Git(String),
     /// A checkout's directory, as the user wrote it.
     Path(PathBuf),
 }
 
 impl Eventcount {
-    /// A value with a path separator (or `.`, `..`) is a path; anything else
-    /// must be a version requirement as cargo reads one.
+    /// A value that starts with `git+` is a git URL; else one with a path
+    /// separator (or `.`, `..`) is a path; anything else must be a version
+    /// requirement as cargo reads one.
     pub fn parse(value: &str) -> Result<Eventcount, Error> {
+        if let Some(url) = value.strip_prefix("git+") {
+            if !url.contains("://") {
+                return Err(format!(
+                    "--eventcount {value:?}: after `git+` comes a URL with a scheme, such as \
+                     git+https://github.com/eventcount-rs/eventcount"
+                ));
+            }
+            return Ok(Eventcount::Git(url.to_string()));
+        }
         let is_path = value.contains('/')
             || value.contains(std::path::MAIN_SEPARATOR)
             || value == "."
@@ -147,9 +162,10 @@ impl fmt::Display for Exported {
         if self.from_registry {
             writeln!(
                 f,
-                "eventcount comes from crates.io: the version must be a release with this \
-                 shim's API (this checkout's CHANGELOG.md); until there is one, export with \
-                 --eventcount PATH."
+                "eventcount comes from crates.io: the version must be a release with the API \
+                 of the eventcount this tool was built with (its changelog: \
+                 https://docs.rs/eventcount/latest/eventcount/changelog/index.html); until \
+                 there is one, export with --eventcount git+URL or --eventcount PATH."
             )?;
         }
         Ok(())
@@ -195,6 +211,7 @@ pub fn export(
     let dir = absolute(out)?;
     let dependency = match eventcount {
         Eventcount::Version(req) => format!("version = {}", toml_string(req)),
+        Eventcount::Git(url) => format!("git = {}", toml_string(url)),
         Eventcount::Path(path) if path.is_absolute() => {
             format!("path = {}", toml_string(&path.display().to_string()))
         }
@@ -237,7 +254,8 @@ fn marker(exported: &Exported) -> String {
          This directory is rayon-core {RAYON_CORE_VERSION} as published, with its sleep module\n\
          replaced by eventcount's shim (`src/sleep/mod.rs`) and eventcount added to its\n\
          `Cargo.toml`. It was written by eventcount's `rayon-interop export`\n\
-         (docs/rayon.md in the eventcount repository, \"Use it in your project\").\n\n\
+         (\"Use it in your project\" in\n\
+         https://docs.rs/eventcount/latest/eventcount/docs/rayon/index.html).\n\n\
          - protocol: `{protocol}` (`{protocol_type}`)\n\
          - idle policy: `{policy}` (`{policy_expr}`)\n\
          - eventcount: `{dependency}`\n\n\
@@ -382,6 +400,18 @@ mod tests {
             let err = Eventcount::parse(bad).unwrap_err();
             assert!(err.contains("neither a version"), "{bad:?}: {err}");
         }
+        for url in [
+            "https://github.com/eventcount-rs/eventcount",
+            "ssh://git@example.com/eventcount.git",
+            "file:///src/eventcount",
+        ] {
+            assert_eq!(
+                Eventcount::parse(&format!("git+{url}")),
+                Ok(Eventcount::Git(url.to_string()))
+            );
+        }
+        let err = Eventcount::parse("git+eventcount").unwrap_err();
+        assert!(err.contains("a URL with a scheme"), "{err}");
     }
 
     #[test]

@@ -26,8 +26,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[derive(Parser)]
 #[command(name = "rayon-interop", version, about)]
 struct Cli {
-    /// Where the scratch copies, builds and results go.
-    #[arg(long, default_value_os_t = default_scratch())]
+    /// Where the scratch copies, builds and results go [default: the
+    /// checkout's target/rayon-interop when run inside it, else a directory
+    /// under the system's temporary one].
+    #[arg(long, hide_default_value = true, default_value_os_t = default_scratch())]
     scratch: PathBuf,
     #[command(subcommand)]
     command: Command,
@@ -219,8 +221,23 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Where scratch work goes unless --scratch says: inside the checkout this
+/// tool was built from (the suites, the benchmark, CI), its
+/// `target/rayon-interop`; run anywhere else, as `export` is after `cargo
+/// install`, a directory under the system's temporary one, so that nothing
+/// is written into cargo's copy of the sources.
 fn default_scratch() -> PathBuf {
-    repo_root().join("target").join("rayon-interop")
+    let root = repo_root();
+    let inside = std::env::current_dir()
+        .and_then(|cwd| cwd.canonicalize())
+        .ok()
+        .zip(root.canonicalize().ok())
+        .is_some_and(|(cwd, root)| cwd.starts_with(root));
+    if inside {
+        root.join("target").join("rayon-interop")
+    } else {
+        std::env::temp_dir().join("eventcount-rayon-interop")
+    }
 }
 
 fn main() -> ExitCode {

@@ -13,7 +13,7 @@ use crate::sync::unmodeled::{AtomicU32, Relaxed};
 /// A sleep shorter than this, ended by a wake that found work, would have
 /// been cheaper searched through: a futex wait and wake cost a few
 /// microseconds of CPU on bare metal, and a wake of a halted vCPU in a VM
-/// takes 25–35 µs to run the sleeper (docs/benchmarks.md, "The machine").
+/// takes 25–35 µs to run the sleeper ([docs/benchmarks.md](crate::docs::benchmarks), "The machine").
 pub(crate) const SHORT_SLEEP_NS: u64 = 50_000;
 
 /// How one search phase ended, as the end of its idle period tells.
