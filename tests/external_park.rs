@@ -398,9 +398,14 @@ fn commit_wait_parked_without_a_hook_panics_and_cancels() {
     n.cancel_wait(wait);
 }
 
-/// The searcher query under a cap of half the workers.
+/// The searcher query under a cap of half the workers. Four workers may
+/// outnumber the machine's CPUs, and an oversubscribed pool lifts the cap:
+/// the policy here keeps it.
 fn capped_workers_may_not_search<S: SleepProtocol>() {
-    let sleep = S::try_with_policy(4, IdlePolicy::default().max_searching_half()).unwrap();
+    let policy = IdlePolicy::default()
+        .max_searching_half()
+        .adapt_to_oversubscription(false);
+    let sleep = S::try_with_policy(4, policy).unwrap();
     let latch = CoreLatch::idle_loop();
     let job = CoreLatch::new();
     let mut a = sleep.start_looking(0);
