@@ -49,8 +49,11 @@ OPTIONS:
                      idle worker searching (rayon's own is 0,32)
                      [default: the crate's default, IdlePolicy::new(): each
                      worker learns a search budget in time, 0 to 200 µs,
-                     and at most half the pool searches at once; its Debug:
-                     {default:?}]
+                     at most half the pool searches at once, and a pool
+                     that measures oversubscription idles as rayon's; its
+                     Debug: {default:?}]
+    --adapt <on|off> whether that policy idles as rayon's while the pool
+                     measures oversubscription  [default: the policy's own]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
@@ -74,6 +77,7 @@ struct Options {
     threads: usize,
     quick: bool,
     policy: IdlePolicy,
+    adapt: Option<bool>,
 }
 
 fn parse_args() -> Result<Option<Options>, String> {
@@ -84,6 +88,7 @@ fn parse_args() -> Result<Option<Options>, String> {
         threads: cores,
         quick: false,
         policy: IdlePolicy::default(),
+        adapt: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -133,6 +138,13 @@ fn parse_args() -> Result<Option<Options>, String> {
                 };
                 options.policy = IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields);
             }
+            "--adapt" => {
+                options.adapt = match value("--adapt")?.as_str() {
+                    "on" => Some(true),
+                    "off" => Some(false),
+                    other => return Err(format!("--adapt takes on or off, not '{other}'")),
+                }
+            }
             "--threads" => {
                 let text = value("--threads")?;
                 options.threads = match text.parse::<usize>() {
@@ -146,6 +158,9 @@ fn parse_args() -> Result<Option<Options>, String> {
             }
             other => return Err(format!("unknown argument '{other}'; see --help")),
         }
+    }
+    if let Some(on) = options.adapt {
+        options.policy = options.policy.adapt_to_oversubscription(on);
     }
     Ok(Some(options))
 }
