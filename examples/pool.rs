@@ -28,7 +28,9 @@ OPTIONS:
     --workload <W>   fib | tree | bursts | all             [default: all]
     --threads <N>    worker threads, 1..=512               [default: cores]
     --idle <S>,<Y>   idle policy of our pools: S spin rounds, then Y yield
-                     rounds, then sleep                    [default: 0,32]
+                     rounds, then sleep        [default: IdlePolicy::new()]
+    --adapt <on|off> whether that policy idles as rayon's while the pool
+                     measures oversubscription  [default: the policy's own]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
@@ -56,6 +58,7 @@ struct Options {
     threads: usize,
     quick: bool,
     policy: IdlePolicy,
+    adapt: Option<bool>,
 }
 
 fn parse_args() -> Result<Option<Options>, String> {
@@ -66,6 +69,7 @@ fn parse_args() -> Result<Option<Options>, String> {
         threads: cores,
         quick: false,
         policy: IdlePolicy::default(),
+        adapt: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -115,6 +119,13 @@ fn parse_args() -> Result<Option<Options>, String> {
                 };
                 options.policy = IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields);
             }
+            "--adapt" => {
+                options.adapt = match value("--adapt")?.as_str() {
+                    "on" => Some(true),
+                    "off" => Some(false),
+                    other => return Err(format!("--adapt takes on or off, not '{other}'")),
+                }
+            }
             "--threads" => {
                 let text = value("--threads")?;
                 options.threads = match text.parse::<usize>() {
@@ -128,6 +139,9 @@ fn parse_args() -> Result<Option<Options>, String> {
             }
             other => return Err(format!("unknown argument '{other}'; see --help")),
         }
+    }
+    if let Some(on) = options.adapt {
+        options.policy = options.policy.adapt_to_oversubscription(on);
     }
     Ok(Some(options))
 }

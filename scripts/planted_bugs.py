@@ -335,6 +335,82 @@ CASES = [
         "models::jec::timed_sleep_keeps_the_count_exact",
         "the sleeping count is decremented twice",
     ),
+    (
+        "jec, pressure: a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::searcher_cap::jec_sleep_cap_burst_against_full_searchers_oversubscribed",
+        "the pressured phase gives back a slot it never took: the count wraps, and the check at rest fails",
+    ),
+    (
+        "notifier_sleep, pressure: a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::searcher_cap::notifier_sleep_cap_burst_against_full_searchers_oversubscribed",
+        "the pressured phase gives back a slot it never took: the count wraps, and the check at rest fails",
+    ),
+    (
+        "jec, pressure: the last searcher forgets the hand-off",
+        "src/jec/mod.rs",
+        """            if before.awake_but_idle() == 1 {
+                before.sleeping().min(1)""",
+        """            if before.awake_but_idle() == 1 {
+                0""",
+        "models::searcher_cap::jec_sleep_last_searcher_hands_off_oversubscribed",
+        "with the cap lifted, the post still left its second job to the awake searcher; "
+        "nobody wakes the sleeper for it",
+    ),
+    (
+        "notifier_sleep, pressure: the last searcher forgets the hand-off",
+        "src/notifier/sleep.rs",
+        """            self.notifier.notify_one();
+        }
+    }""",
+        """        }
+    }""",
+        "models::searcher_cap::notifier_sleep_last_searcher_hands_off_oversubscribed",
+        "with the cap lifted, the post still left its second job to the awake searcher; "
+        "nobody wakes the sleeper for it",
+    ),
+    (
+        "jec, pressure: a pressured phase tries to sleep without the sleepy announcement",
+        "src/idle/period.rs",
+        """            self.end_searching(&worker.counters);
+            self.phase = Phase::Sleepy;""",
+        """            self.end_searching(&worker.counters);
+            self.phase = if self.pressured { Phase::Sleep } else { Phase::Sleepy };""",
+        "models::protocols::jec_sleep_injected_job_runs_oversubscribed",
+        "the sleep step finds no sleepy JEC to register against",
+    ),
+    (
+        "jec, pressure: the waker frees a claimed sleeper without the futex wake",
+        "src/jec/worker.rs",
+        """        self.futex.word().store(AWAKE, Ordering::Release);
+        self.futex.wake_one();""",
+        """        self.futex.word().store(AWAKE, Ordering::Release);""",
+        "models::protocols::jec_sleep_latch_wakes_owner_oversubscribed",
+        "after its pressured rounds the owner sleeps on its latch; the setter claims it and never wakes it",
+    ),
+    (
+        "notifier_sleep, pressure: the latch says SLEEPING before the owner is on the stack",
+        "src/notifier/sleep.rs",
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
+        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
+        self.notifier.cancel_wait(wait);
+        let wait = self.notifier.prepare_wait(idle.worker);""",
+        "models::protocols::notifier_sleep_latch_wakes_owner_oversubscribed",
+        "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
+    ),
+    (
+        "notifier_sleep, pressure: a pop that finds its waiter asleep forgets the futex wake",
+        "src/notifier/mod.rs",
+        """                        Delivery::Woken => slot.wake(),""",
+        """                        Delivery::Woken => {}""",
+        "models::protocols::notifier_sleep_injected_job_runs_oversubscribed",
+        "the worker sleeps after its pressured rounds; the poster marks it SIGNALED and never wakes it",
+    ),
 ]
 
 

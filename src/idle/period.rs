@@ -6,21 +6,30 @@
 //! An idle period is a run of *phases*. Each phase searches (rounds that
 //! pause), then gets sleepy, then tries to sleep; a wake starts a new
 //! phase. The protocols decide what "sleepy" and "sleep" mean; this type
-//! only decides when each comes, from the [`IdlePolicy`] and the searcher
-//! cap, and learns.
+//! only decides when each comes, from the [`IdlePolicy`], the searcher
+//! cap and the pool's oversubscription score, and learns.
+//!
+//! A phase that starts while the pool is pressured
+//! ([`Pressure`](super::pressure::Pressure)) runs as rayon's fixed policy
+//! does: [`PRESSURED_ROUNDS`] yield rounds, even right after an empty wake,
+//! outside the searcher cap, and it teaches the budget nothing. While the
+//! pool detects, the yield rounds are timed and scored, and a search that
+//! is not pressured makes at least one round (the probe) so that there is
+//! a yield to score.
 
 use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
 use super::counters::IdleCounters;
-use super::policy::{IdlePolicy, SearchLength};
-use super::searchers::SearcherSlots;
+use super::policy::{IdlePolicy, Pause, SearchLength};
+use super::pool::PoolIdle;
+use super::pressure::{FastestRound, PRESSURED_ROUNDS};
 use crate::latch::{CoreLatch, WaitKind};
 use crate::sync::Stopwatch;
 
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// Search round `n` of this phase: pass the time with the policy.
-    Search(u32),
+    /// A search round of this phase: pass the time as it says.
+    Search(Pause),
     /// The search is over: announce sleepiness (the JEC protocol's sleepy
     /// round, the notifier's `prepare_wait`).
     Sleepy,
@@ -38,10 +47,12 @@ enum Phase {
 }
 
 /// What one worker keeps across its idle periods, on its own cache line:
-/// the budgets it learned, and what its idle periods cost.
+/// the budgets it learned, its fastest yield round, and what its idle
+/// periods cost.
 #[derive(Debug)]
 pub(crate) struct WorkerIdle {
     pub(crate) budgets: Budgets,
+    pub(crate) fastest_round: FastestRound,
     pub(crate) counters: IdleCounters,
 }
 
@@ -49,6 +60,7 @@ impl WorkerIdle {
     pub(crate) fn new(policy: &IdlePolicy) -> Self {
         WorkerIdle {
             budgets: Budgets::new(policy),
+            fastest_round: FastestRound::default(),
             counters: IdleCounters::default(),
         }
     }
@@ -74,6 +86,13 @@ pub(crate) struct IdlePeriod {
     /// A wake ended the last sleep, and no round has run since: if the next
     /// round comes, the wake found nothing.
     woke: bool,
+    /// This phase started while the pool was pressured.
+    pressured: bool,
+    /// This phase searches at least one round, whatever its budget (the
+    /// pool detects pressure, and the phase is not pressured).
+    probe: bool,
+    /// When the last search round's yield began, if the pool scores it.
+    round_started_ns: Option<u64>,
     /// This worker holds one of the searcher cap's slots.
     pub(crate) slot: bool,
 }
@@ -90,6 +109,9 @@ impl IdlePeriod {
             searching_since: None,
             sleep_started_ns: 0,
             woke: false,
+            pressured: false,
+            probe: false,
+            round_started_ns: None,
             slot: false,
         }
     }
@@ -103,35 +125,60 @@ impl IdlePeriod {
         self.clock.as_mut().map_or(0, Stopwatch::elapsed_ns)
     }
 
-    /// What this empty round does. At the start of a phase, `slots` says
-    /// whether the searcher cap lets the worker search (it may take a
-    /// slot; `idle_counts` is for [`SearcherSlots::may_search`]); a phase
-    /// right after an empty wake skips its search if the policy says so.
+    /// What this empty round does. At the start of a phase, `pool` says
+    /// whether the phase is pressured and whether the searcher cap lets the
+    /// worker search (it may take a slot; `idle_counts` is for
+    /// [`PoolIdle::may_search`]); a phase right after an empty wake skips
+    /// its search if the policy says so and the pool is not pressured.
     pub(crate) fn next_step(
         &mut self,
         latch: &CoreLatch,
         policy: &IdlePolicy,
         worker: &WorkerIdle,
-        slots: &SearcherSlots,
+        pool: &PoolIdle,
         idle_counts: impl FnOnce() -> (usize, usize),
     ) -> Step {
         if self.phase == Phase::Start {
-            self.start_phase(latch, policy, worker, slots, idle_counts);
+            self.start_phase(latch, policy, worker, pool, idle_counts);
         }
         if self.phase == Phase::Search {
-            let within = match policy.search {
-                SearchLength::Rounds { spin, yields, .. } => {
-                    self.rounds < spin.saturating_add(yields)
-                }
-                SearchLength::Timed { .. } => {
-                    let searched = self.now_ns().saturating_sub(self.phase_started_ns);
-                    searched < u64::from(self.budget_ns)
-                }
+            let timed = matches!(policy.search, SearchLength::Timed { .. }) && !self.pressured;
+            let scores = pool.pressure.detects();
+            // One clock read per round, shared by the budget and the score:
+            // under loom the clock advances per read, and a model's rounds
+            // must not depend on whether the pool scores them.
+            let now = (timed || scores).then(|| self.now_ns());
+            if let (Some(now), Some(since)) = (now, self.round_started_ns.take()) {
+                pool.pressure
+                    .observe(&worker.fastest_round, now.saturating_sub(since));
+            }
+            let within = if self.pressured {
+                self.rounds < PRESSURED_ROUNDS
+            } else {
+                let within_budget = match policy.search {
+                    SearchLength::Rounds { spin, yields, .. } => {
+                        self.rounds < spin.saturating_add(yields)
+                    }
+                    SearchLength::Timed { .. } => {
+                        let searched = now.unwrap_or(0).saturating_sub(self.phase_started_ns);
+                        searched < u64::from(self.budget_ns)
+                    }
+                };
+                within_budget || (self.probe && self.rounds == 0)
             };
             if within {
                 let round = self.rounds;
                 self.rounds = self.rounds.saturating_add(1);
-                return Step::Search(round);
+                let pause = if self.pressured {
+                    Pause::Yield
+                } else {
+                    policy.pause(round)
+                };
+                // Only a yield is scored: a spin hands nothing off.
+                if pause == Pause::Yield {
+                    self.round_started_ns = now.filter(|_| scores);
+                }
+                return Step::Search(pause);
             }
             self.end_searching(&worker.counters);
             self.phase = Phase::Sleepy;
@@ -148,7 +195,7 @@ impl IdlePeriod {
         latch: &CoreLatch,
         policy: &IdlePolicy,
         worker: &WorkerIdle,
-        slots: &SearcherSlots,
+        pool: &PoolIdle,
         idle_counts: impl FnOnce() -> (usize, usize),
     ) {
         if self.clock.is_none() {
@@ -163,10 +210,15 @@ impl IdlePeriod {
             worker.counters.empty_wake();
         }
         self.rounds = 0;
+        self.round_started_ns = None;
         self.budget_ns = worker.budgets.get(self.kind);
         self.phase_started_ns = self.now_ns();
-        let skip = empty_wake && policy.empty_wake_sleeps;
-        if !skip && slots.may_search(self.kind, &mut self.slot, idle_counts) {
+        // Under pressure a yield hands the CPU to a runnable peer, and a
+        // sleep after an empty wake would cost a futex wake later: search.
+        self.pressured = pool.pressure.is_pressured();
+        self.probe = !self.pressured && pool.pressure.detects();
+        let skip = empty_wake && policy.empty_wake_sleeps && !self.pressured;
+        if !skip && pool.may_search(self.pressured, self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
             self.searching_since = Some(self.phase_started_ns);
         } else {
@@ -176,6 +228,7 @@ impl IdlePeriod {
 
     /// The search rounds of this phase are over: count their time.
     fn end_searching(&mut self, counters: &IdleCounters) {
+        self.round_started_ns = None;
         if let Some(since) = self.searching_since.take() {
             let now = self.now_ns();
             counters.searched(now.saturating_sub(since));
@@ -224,12 +277,16 @@ impl IdlePeriod {
 
     /// The idle period ended with work found (or the latch set): count the
     /// search's time, and learn whether the phase that found it was a hit
-    /// or a miss (the policy learns only for timed searches).
+    /// or a miss (the policy learns only for timed searches, and never
+    /// from a pressured phase: its length was not the budget's).
     pub(crate) fn found(&mut self, policy: &IdlePolicy, worker: &WorkerIdle) {
         if self.clock.is_none() {
             return; // found at once: no empty round, nothing to learn
         }
         self.end_searching(&worker.counters);
+        if self.pressured {
+            return;
+        }
         let now = self.now_ns();
         let outcome = if std::mem::take(&mut self.woke)
             && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS
@@ -241,5 +298,90 @@ impl IdlePeriod {
             }
         };
         worker.budgets.learn(policy, self.kind, outcome);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The steps of one phase, until the worker gets sleepy.
+    fn phase(
+        period: &mut IdlePeriod,
+        policy: &IdlePolicy,
+        worker: &WorkerIdle,
+        pool: &PoolIdle,
+    ) -> Vec<Step> {
+        let latch = CoreLatch::idle_loop();
+        let mut steps = Vec::new();
+        loop {
+            let step = period.next_step(&latch, policy, worker, pool, || (0, 1));
+            steps.push(step);
+            if !matches!(step, Step::Search(_)) {
+                return steps;
+            }
+        }
+    }
+
+    fn searches(steps: &[Step]) -> usize {
+        steps
+            .iter()
+            .filter(|s| matches!(s, Step::Search(_)))
+            .count()
+    }
+
+    #[test]
+    fn a_pressured_phase_yields_rayons_rounds_outside_a_full_cap() {
+        let policy = IdlePolicy::new().max_searching(1).always_oversubscribed();
+        let pool = PoolIdle::new(&policy, 4);
+        let worker = WorkerIdle::new(&policy);
+        // The cap's one slot is taken by another worker.
+        let mut other = false;
+        assert!(pool.slots.may_search(WaitKind::Idle, &mut other, || (0, 0)));
+        let mut period = IdlePeriod::new();
+        let steps = phase(&mut period, &policy, &worker, &pool);
+        assert_eq!(searches(&steps), PRESSURED_ROUNDS as usize);
+        assert!(steps[..steps.len() - 1]
+            .iter()
+            .all(|s| *s == Step::Search(Pause::Yield)));
+        assert_eq!(steps.last(), Some(&Step::Sleepy));
+        assert!(!period.slot, "a pressured phase holds no slot");
+        assert_eq!(pool.slots.taken(), 1);
+        // After an empty wake it searches again, and it learns nothing.
+        period.phase = Phase::Sleep;
+        period.sleeping();
+        period.woken(&worker.counters);
+        let steps = phase(&mut period, &policy, &worker, &pool);
+        assert_eq!(searches(&steps), PRESSURED_ROUNDS as usize);
+        period.found(&policy, &worker);
+        assert_eq!(worker.budgets.get(WaitKind::Idle), 0);
+    }
+
+    #[test]
+    fn a_detecting_phase_probes_one_round_and_a_fixed_one_none() {
+        let zero = IdlePolicy::new().search_budget(Duration::ZERO, Duration::ZERO);
+        let detecting = PoolIdle::new(&zero, 1);
+        let worker = WorkerIdle::new(&zero);
+        let steps = phase(&mut IdlePeriod::new(), &zero, &worker, &detecting);
+        assert_eq!(steps, [Step::Search(Pause::Yield), Step::Sleepy]);
+
+        let fixed = zero.adapt_to_oversubscription(false);
+        let off = PoolIdle::new(&fixed, 1);
+        let steps = phase(&mut IdlePeriod::new(), &fixed, &worker, &off);
+        assert_eq!(steps, [Step::Sleepy]);
+    }
+
+    #[test]
+    fn spin_rounds_are_not_scored() {
+        let policy = IdlePolicy::rayon()
+            .spin_rounds(3)
+            .yield_rounds(0)
+            .adapt_to_oversubscription(true);
+        let pool = PoolIdle::new(&policy, 1);
+        let worker = WorkerIdle::new(&policy);
+        let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
+        assert_eq!(searches(&steps), 3);
+        assert_eq!(format!("{:?}", worker.fastest_round), "FastestRound(none)");
     }
 }

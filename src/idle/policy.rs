@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use static_assertions::const_assert_eq;
 
+use super::pressure::PressureMode;
 use crate::sync;
 
 /// The default policy's largest search budget, in nanoseconds (200 µs).
@@ -64,10 +65,31 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// with the smallest and the largest budget. [docs/idle-policy.md](crate::docs::idle_policy) has the
 /// measurements behind these numbers.
 ///
+/// # Oversubscription
+///
+/// With more runnable threads than CPUs (more workers than cores, two pools
+/// in one process, a pool beside an async runtime, a container whose CPU
+/// quota is below its thread count), a yield hands the CPU to a runnable
+/// peer, while a sleep costs a futex wake and, in a VM, 25–35 µs before the
+/// woken thread runs. There rayon's fixed policy measures best. So the
+/// default measures its own search rounds: a round whose yield took more
+/// than 5 µs and four times the worker's fastest was *handed off* to
+/// another thread. While enough recent rounds were (a score over the
+/// pool), each idle phase runs 32 yield rounds, as rayon's does, with no
+/// sleep after an empty wake, no searcher cap and no learning; when yields
+/// come back at once again, it returns to its own rules within about 49
+/// rounds. A pool with more workers than
+/// [`available_parallelism`](std::thread::available_parallelism) starts
+/// out pressured. While it is not pressured, each search of the default
+/// makes at least one round, so that there is a yield to measure.
+/// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription)
+/// turns this on or off; like the budget, no wake depends on it.
+///
 /// # rayon's policy, and fixed rounds
 ///
 /// [`IdlePolicy::rayon`] is rayon-core's fixed policy: 32 yield rounds, no
-/// spinning and no cap, whatever the machine. [`spin_rounds`](IdlePolicy::spin_rounds),
+/// spinning and no cap, whatever the machine. [`IdlePolicy::tokio`] is tokio's:
+/// no search rounds, and half the pool searching at most. [`spin_rounds`](IdlePolicy::spin_rounds),
 /// [`spins_per_round`](IdlePolicy::spins_per_round) and
 /// [`yield_rounds`](IdlePolicy::yield_rounds) give any count of rounds
 /// instead (starting from rayon's values if the policy was timed).
@@ -103,6 +125,7 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// assert_eq!(learned.rounds_until_sleepy(), None); // bounded in time
 /// assert_eq!(learned.search_bounds(), Some((Duration::ZERO, Duration::from_micros(200))));
 /// assert_eq!(learned.searcher_cap(8), Some(4));
+/// assert!(learned.adapts_to_oversubscription());
 ///
 /// assert_eq!(IdlePolicy::rayon().rounds_until_sleepy(), Some(32));
 /// assert_eq!(IdlePolicy::rayon().searcher_cap(8), None);
@@ -115,6 +138,7 @@ pub struct IdlePolicy {
     pub(crate) search: SearchLength,
     pub(crate) empty_wake_sleeps: bool,
     pub(crate) searchers: Searchers,
+    pub(crate) pressure: PressureMode,
 }
 
 /// How long one search lasts.
@@ -149,7 +173,8 @@ pub(crate) enum Searchers {
 impl IdlePolicy {
     /// The default policy: a search budget in time, learned per worker
     /// between 0 and 200 µs, and at most half the pool searching (see "The
-    /// default" above).
+    /// default" above), except while the pool measures that the machine is
+    /// oversubscribed (see "Oversubscription" above).
     ///
     /// # Examples
     ///
@@ -164,10 +189,12 @@ impl IdlePolicy {
             },
             empty_wake_sleeps: true,
             searchers: Searchers::Half,
+            pressure: PressureMode::Detect,
         }
     }
 
-    /// rayon-core's policy: 32 yield rounds, no spinning, no cap.
+    /// rayon-core's policy: 32 yield rounds, no spinning, no cap, whatever
+    /// the load.
     ///
     /// # Examples
     ///
@@ -185,6 +212,44 @@ impl IdlePolicy {
             },
             empty_wake_sleeps: false,
             searchers: Searchers::All,
+            pressure: PressureMode::Off,
+        }
+    }
+
+    /// tokio's policy: no search rounds at all, and at most half the
+    /// pool (rounded up) searching from its top-level loop at once.
+    ///
+    /// A tokio worker that finds nothing in its queues and nothing to
+    /// steal parks at once: it does not spin or yield first. What keeps a
+    /// parked pool responsive is the searcher bound instead: a post wakes a
+    /// worker to search, and at most half the workers search at once. Here
+    /// the same shape is a policy of zero rounds (the worker gets sleepy at
+    /// its first empty round, then makes the protocol's final check and
+    /// sleeps) with the cap of [`max_searching_half`](IdlePolicy::max_searching_half).
+    /// There is no empty-wake rule: with no search, it has nothing to skip.
+    /// It does not adapt to oversubscription (tokio does not either).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tokio = eventcount::IdlePolicy::tokio();
+    /// assert_eq!(tokio.rounds_until_sleepy(), Some(0)); // sleepy at the first empty round
+    /// assert_eq!(tokio.search_bounds(), None);
+    /// assert_eq!(tokio.searcher_cap(8), Some(4));
+    /// assert_eq!(tokio.searcher_cap(7), Some(4));
+    /// assert!(!tokio.sleeps_after_empty_wake());
+    /// assert!(!tokio.adapts_to_oversubscription());
+    /// ```
+    pub const fn tokio() -> Self {
+        IdlePolicy {
+            search: SearchLength::Rounds {
+                spin: 0,
+                spins_per_round: 64,
+                yields: 0,
+            },
+            empty_wake_sleeps: false,
+            searchers: Searchers::Half,
+            pressure: PressureMode::Off,
         }
     }
 
@@ -336,6 +401,62 @@ impl IdlePolicy {
         self.empty_wake_sleeps
     }
 
+    /// With `true`: idle the way rayon's fixed policy does while the pool
+    /// measures that the machine is oversubscribed, and by this policy's
+    /// own rules otherwise (see "Oversubscription" above). With `false`:
+    /// this policy's rules whatever the load. [`IdlePolicy::new`] starts
+    /// with it on; [`IdlePolicy::rayon`] and [`IdlePolicy::tokio`] with it
+    /// off. The other builders keep it as it was.
+    ///
+    /// A benchmark's fixed baselines (a fixed budget, a count of rounds)
+    /// turn it off, so that they measure the budget they name.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    /// use std::time::Duration;
+    ///
+    /// let us = Duration::from_micros;
+    /// let fixed = IdlePolicy::new().search_budget(us(50), us(50)).adapt_to_oversubscription(false);
+    /// assert!(!fixed.adapts_to_oversubscription());
+    /// let adaptive_rayon = IdlePolicy::rayon().adapt_to_oversubscription(true);
+    /// assert!(adaptive_rayon.adapts_to_oversubscription());
+    /// ```
+    pub const fn adapt_to_oversubscription(mut self, on: bool) -> Self {
+        self.pressure = if on {
+            PressureMode::Detect
+        } else {
+            PressureMode::Off
+        };
+        self
+    }
+
+    /// Whether the policy idles differently when the pool measures that the
+    /// machine is oversubscribed (see
+    /// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    /// assert!(IdlePolicy::new().adapts_to_oversubscription());
+    /// assert!(!IdlePolicy::rayon().adapts_to_oversubscription());
+    /// assert!(!IdlePolicy::tokio().adapts_to_oversubscription());
+    /// ```
+    #[must_use]
+    pub const fn adapts_to_oversubscription(&self) -> bool {
+        !matches!(self.pressure, PressureMode::Off)
+    }
+
+    /// Every idle phase runs as a pressured one, whatever the pool
+    /// measures: the loom models' other extreme.
+    #[cfg(test)]
+    pub(crate) const fn always_oversubscribed(mut self) -> Self {
+        self.pressure = PressureMode::Always;
+        self
+    }
+
     /// Let at most `searchers` workers search from their top-level idle
     /// loop at once (see "The searcher cap" above).
     ///
@@ -467,20 +588,40 @@ impl IdlePolicy {
         }
     }
 
-    /// Pass the time of search round `round`.
+    /// How search round `round` passes its time.
     #[inline]
-    pub(crate) fn pause(&self, round: u32) {
+    pub(crate) fn pause(&self, round: u32) -> Pause {
         match self.search {
             SearchLength::Rounds {
                 spin,
                 spins_per_round,
                 ..
-            } if round < spin => {
-                for _ in 0..spins_per_round {
+            } if round < spin => Pause::Spin(spins_per_round),
+            _ => Pause::Yield,
+        }
+    }
+}
+
+/// How one search round passes its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pause {
+    /// This many CPU pause hints.
+    Spin(u32),
+    /// One `yield_now`.
+    Yield,
+}
+
+impl Pause {
+    /// Pass the round's time.
+    #[inline]
+    pub(crate) fn run(self) {
+        match self {
+            Pause::Spin(spins) => {
+                for _ in 0..spins {
                     sync::spin_loop();
                 }
             }
-            _ => sync::yield_now(),
+            Pause::Yield => sync::yield_now(),
         }
     }
 }

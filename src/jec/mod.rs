@@ -25,7 +25,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use crate::error::{all_looking, CapacityError, Count};
-use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
+use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::protocol::SleepProtocol;
@@ -102,7 +102,7 @@ pub use idle::JecIdle;
 pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
     workers: Box<[CachePadded<Worker>]>,
-    slots: SearcherSlots,
+    pool: PoolIdle,
     policy: IdlePolicy,
 }
 
@@ -218,7 +218,7 @@ impl JecSleep {
                     })
                 })
                 .collect(),
-            slots: SearcherSlots::new(&policy, workers),
+            pool: PoolIdle::new(&policy, workers),
             policy,
         })
     }
@@ -273,8 +273,8 @@ impl JecSleep {
     #[inline]
     fn end_search(&self, idle: &mut JecIdle<'_>) {
         let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.period.slot);
-        let to_wake = if self.slots.is_capped() {
+        self.pool.slots.release(&mut idle.period.slot);
+        let to_wake = if self.pool.slots.is_capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
             // search in its place. A post that an awake idle worker covered
             // woke nobody, and that worker may be taking other work: this
@@ -320,14 +320,14 @@ impl JecSleep {
             latch,
             &self.policy,
             &self.workers[idle.worker].idle,
-            &self.slots,
+            &self.pool,
             || self.idle_counts(),
         );
         match step {
-            Step::Search(round) => self.policy.pause(round),
+            Step::Search(pause) => pause.run(),
             Step::Sleepy => {
                 // No longer searching: the slot goes to whoever needs it.
-                self.slots.release(&mut idle.period.slot);
+                self.pool.slots.release(&mut idle.period.slot);
                 idle.sleepy_jec = Some(self.announce_sleepy());
                 sync::yield_now();
             }
@@ -506,7 +506,7 @@ impl JecSleep {
     /// Searcher slots taken right now (for the loom models' checks).
     #[cfg(all(test, loom))]
     pub(crate) fn searcher_slots_taken(&self) -> u32 {
-        self.slots.taken()
+        self.pool.slots.taken()
     }
 
     /// Test hook: see `AtomicCounters::add_jec_wrapping`.
@@ -883,7 +883,7 @@ impl std::fmt::Debug for JecSleep {
             .field("workers", &self.workers.len())
             .field("counters", &self.counters.load())
             .field("num_sleeping", &self.num_sleeping())
-            .field("searcher_slots", &self.slots)
+            .field("pool", &self.pool)
             .field("policy", &self.policy)
             .finish()
     }

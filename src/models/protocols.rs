@@ -6,6 +6,9 @@
 //! search budget a timed policy can have: no wake may depend on the budget.
 //! Under loom the largest (the default's upper bound, 200 µs) lasts two
 //! search rounds (`sync/clock.rs`), for a top-level search and a join alike.
+//! They run at both extremes of oversubscription too: the fixed budgets
+//! never adapt, the default detects (and is never pressured under loom),
+//! and the `_oversubscribed` models are pressured in every phase.
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
@@ -25,15 +28,24 @@ use std::time::Duration;
 /// space.
 const EAGER: IdlePolicy = IdlePolicy::rayon().yield_rounds(0);
 
-/// A timed policy fixed at the default's smallest budget: no search round.
-const SMALLEST: IdlePolicy = IdlePolicy::new().search_budget(Duration::ZERO, Duration::ZERO);
+/// A timed policy fixed at the default's smallest budget: no search round
+/// (no probe round either: it does not adapt to oversubscription).
+const SMALLEST: IdlePolicy = IdlePolicy::new()
+    .search_budget(Duration::ZERO, Duration::ZERO)
+    .adapt_to_oversubscription(false);
 
 /// A timed policy fixed at the default's largest budget: two search rounds
 /// under loom, before every sleep, in the idle loop and in a join.
-const LARGEST: IdlePolicy = IdlePolicy::new().search_budget(
-    Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
-    Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
-);
+const LARGEST: IdlePolicy = IdlePolicy::new()
+    .search_budget(
+        Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
+        Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
+    )
+    .adapt_to_oversubscription(false);
+
+/// The default policy with every phase pressured: two yield rounds under
+/// loom, even after an empty wake, outside the cap, learning nothing.
+const OVERSUBSCRIBED: IdlePolicy = IdlePolicy::new().always_oversubscribed();
 
 /// One worker with `policy`.
 fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {
@@ -264,4 +276,24 @@ fn notifier_sleep_injected_job_runs_default_policy() {
 #[test]
 fn jec_sleep_injected_job_runs_default_policy() {
     injected_job_runs::<JecSleep>(IdlePolicy::new());
+}
+
+#[test]
+fn notifier_sleep_latch_wakes_owner_oversubscribed() {
+    latch_wakes_owner::<NotifierSleep>(OVERSUBSCRIBED);
+}
+
+#[test]
+fn jec_sleep_latch_wakes_owner_oversubscribed() {
+    latch_wakes_owner::<JecSleep>(OVERSUBSCRIBED);
+}
+
+#[test]
+fn notifier_sleep_injected_job_runs_oversubscribed() {
+    injected_job_runs::<NotifierSleep>(OVERSUBSCRIBED);
+}
+
+#[test]
+fn jec_sleep_injected_job_runs_oversubscribed() {
+    injected_job_runs::<JecSleep>(OVERSUBSCRIBED);
 }

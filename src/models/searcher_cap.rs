@@ -5,7 +5,10 @@
 //! so a count decremented twice fails it too.
 //!
 //! The policy yields one round before getting sleepy, so that a worker the
-//! cap admits and one it sends straight to sleep take different paths.
+//! cap admits and one it sends straight to sleep take different paths. The
+//! `_oversubscribed` models run the same races with every phase pressured:
+//! two yield rounds, and the cap lifted rather than filled, so no slot may
+//! be taken and the hand-off alone must still wake the sleeper.
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -41,18 +44,30 @@ impl AtRest for NotifierSleep {
 
 /// `workers` workers, at most `cap` of them searching, one yield round.
 fn capped<S: SleepProtocol>(workers: usize, cap: usize) -> S {
+    with_policy(
+        workers,
+        IdlePolicy::rayon().yield_rounds(1).max_searching(cap),
+    )
+}
+
+/// As [`capped`], with every phase pressured: the cap is lifted.
+fn capped_oversubscribed<S: SleepProtocol>(workers: usize, cap: usize) -> S {
     let policy = IdlePolicy::rayon().yield_rounds(1).max_searching(cap);
+    with_policy(workers, policy.always_oversubscribed())
+}
+
+fn with_policy<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
     S::try_with_policy(workers, policy).expect("the workers fit")
 }
 
 /// Two workers, at most one searching; a poster injects two jobs, one at a
 /// time. Whichever worker the cap sent to sleep must be woken for the
 /// second job: every worker takes one and ends.
-fn burst_against_full_searchers<S: AtRest + 'static>() {
+fn burst_against_full_searchers<S: AtRest + 'static>(build: fn(usize, usize) -> S) {
     // Bound 1: three actors with two posts; bound 2 took 60-90 s here and
     // caught nothing more.
-    check(1, || {
-        let sleep = Arc::new(capped::<S>(2, 1));
+    check(1, move || {
+        let sleep = Arc::new(build(2, 1));
         let injector = Arc::new(AtomicUsize::new(0));
         let w0 = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
         let w1 = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
@@ -69,11 +84,11 @@ fn burst_against_full_searchers<S: AtRest + 'static>() {
 /// worker awake and idle, the post wakes nobody, so only the hand-off can
 /// wake a sleeping worker for the second job once the searcher takes the
 /// first.
-fn last_searcher_hands_off<S: AtRest + 'static>() {
+fn last_searcher_hands_off<S: AtRest + 'static>(build: fn(usize, usize) -> S) {
     // Bound 1: the searcher slots added branch points that took bound 2 to
     // 30 s per protocol, and bound 1 still catches both planted hand-off bugs.
-    check(1, || {
-        let sleep = Arc::new(capped::<S>(2, 1));
+    check(1, move || {
+        let sleep = Arc::new(build(2, 1));
         let injector = Arc::new(AtomicUsize::new(0));
         let w0 = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
         let w1 = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
@@ -137,22 +152,42 @@ fn cap_of_one_with_three_workers<S: AtRest + 'static>() {
 
 #[test]
 fn jec_sleep_cap_burst_against_full_searchers() {
-    burst_against_full_searchers::<JecSleep>();
+    burst_against_full_searchers::<JecSleep>(capped);
 }
 
 #[test]
 fn notifier_sleep_cap_burst_against_full_searchers() {
-    burst_against_full_searchers::<NotifierSleep>();
+    burst_against_full_searchers::<NotifierSleep>(capped);
+}
+
+#[test]
+fn jec_sleep_cap_burst_against_full_searchers_oversubscribed() {
+    burst_against_full_searchers::<JecSleep>(capped_oversubscribed);
+}
+
+#[test]
+fn notifier_sleep_cap_burst_against_full_searchers_oversubscribed() {
+    burst_against_full_searchers::<NotifierSleep>(capped_oversubscribed);
 }
 
 #[test]
 fn jec_sleep_last_searcher_hands_off() {
-    last_searcher_hands_off::<JecSleep>();
+    last_searcher_hands_off::<JecSleep>(capped);
 }
 
 #[test]
 fn notifier_sleep_last_searcher_hands_off() {
-    last_searcher_hands_off::<NotifierSleep>();
+    last_searcher_hands_off::<NotifierSleep>(capped);
+}
+
+#[test]
+fn jec_sleep_last_searcher_hands_off_oversubscribed() {
+    last_searcher_hands_off::<JecSleep>(capped_oversubscribed);
+}
+
+#[test]
+fn notifier_sleep_last_searcher_hands_off_oversubscribed() {
+    last_searcher_hands_off::<NotifierSleep>(capped_oversubscribed);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crossbeam_utils::CachePadded;
 
 use super::{Notifier, PreparedWait};
 use crate::error::{all_looking, CapacityError, Count};
-use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
+use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::protocol::SleepProtocol;
@@ -66,7 +66,7 @@ pub struct NotifierSleep {
     /// What each worker's idle periods learned and cost (only that worker
     /// writes it).
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
-    slots: SearcherSlots,
+    pool: PoolIdle,
     policy: IdlePolicy,
 }
 
@@ -219,7 +219,7 @@ impl NotifierSleep {
             workers_idle: (0..workers)
                 .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
                 .collect(),
-            slots: SearcherSlots::new(&policy, workers),
+            pool: PoolIdle::new(&policy, workers),
             policy,
         })
     }
@@ -296,7 +296,7 @@ impl NotifierSleep {
     /// Searcher slots taken right now (for the loom models' checks).
     #[cfg(all(test, loom))]
     pub(crate) fn searcher_slots_taken(&self) -> u32 {
-        self.slots.taken()
+        self.pool.slots.taken()
     }
 
     /// (idle workers awake, busy workers), for rayon PR #1314's searcher
@@ -334,15 +334,15 @@ impl NotifierSleep {
             latch,
             &self.policy,
             &self.workers_idle[idle.worker],
-            &self.slots,
+            &self.pool,
             || self.idle_counts(),
         );
-        if let Step::Search(round) = step {
-            self.policy.pause(round);
+        if let Step::Search(pause) = step {
+            pause.run();
             return WaitOutcome::Notified;
         }
         // 1. The search is over: no longer a searcher.
-        self.slots.release(&mut idle.period.slot);
+        self.pool.slots.release(&mut idle.period.slot);
         // 2. The announcement starts with a claim of the worker's waiter
         //    slot: a slot in use means another thread waits as this worker,
         //    and it is refused before anything is written.
@@ -453,7 +453,7 @@ impl NotifierSleep {
     /// notification it was handed goes on to the next waiter), and hands
     /// off if nobody is left awake and idle.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
-        self.slots.release(&mut idle.period.slot);
+        self.pool.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {
             Some(wait) => {
                 self.notifier.cancel_wait(wait);

@@ -62,12 +62,14 @@ pub(crate) use clock::{Stopwatch, LOOM_STEP};
 pub use kind::{parking_backend, ParkingBackend};
 pub(crate) use word::Futex;
 
-/// Atomics that the loom models do not see, for values that only one
-/// thread writes and that no other thread acts on: the futex words'
-/// syscall counts, and each worker's learned search budgets. They are
-/// std's atomics in every build, Relaxed, so they never grow a model's
-/// state space; a model still replays exactly, since each is read only by
-/// the thread that wrote it (or by a `Debug` or statistics snapshot).
+/// Atomics that the loom models do not see, for values that no wake
+/// depends on: the futex words' syscall counts and each worker's learned
+/// search budgets, which only one thread writes and no other acts on, and
+/// a pool's oversubscription score, which every worker may write and which
+/// only decides how long a search lasts. They are std's atomics in every
+/// build, Relaxed, so they never grow a model's state space; a model still
+/// replays exactly, since loom runs one thread at a time and each value is
+/// a function of the schedule so far.
 pub(crate) mod unmodeled {
     pub(crate) use std::sync::atomic::Ordering::Relaxed;
     pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};

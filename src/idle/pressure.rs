@@ -1,0 +1,278 @@
+//! [`Pressure`]: whether the machine is oversubscribed, as a pool measures
+//! it from its own search rounds
+//! ([docs/idle-policy.md](crate::docs::idle_policy), "Oversubscription").
+//!
+//! A search round yields the CPU. With a free core (or none of its own
+//! threads runnable elsewhere) the yield comes back at once; with more
+//! runnable threads than CPUs, it hands the CPU to one of them and comes
+//! back a time slice or a peer's search later. A round that took much
+//! longer than the worker's fastest is *handed off*. The pool keeps one
+//! score of how many recent rounds were:
+//!
+//! | bits  | field   | meaning                                                  |
+//! |-------|---------|----------------------------------------------------------|
+//! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other; pressured at 16 and above |
+//!
+//! While the score says pressured, an idle phase passes its time the way
+//! rayon's fixed policy does (yields, no sleep after an empty wake, no cap):
+//! a yield then hands the CPU to a runnable peer, while a sleep costs a
+//! futex wake. No wake depends on the score (see `period.rs`), so it is a
+//! plain Relaxed cell that loom does not see.
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::unmodeled::{AtomicU32, AtomicU64, Relaxed};
+
+/// Whether a policy adapts to oversubscription, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PressureMode {
+    /// Never: the policy's own search and cap, whatever the load.
+    Off,
+    /// From the pool's measurements: the score below.
+    Detect,
+    /// Always pressured, whatever is measured: the loom models' other
+    /// extreme (`IdlePolicy::always_oversubscribed`, test builds only).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Always,
+}
+
+/// A round that took longer than this is handed off, whatever the worker's
+/// fastest round: a `sched_yield` that finds nobody else runnable returns
+/// in well under a microsecond on bare metal and about one in this VM, and
+/// a queue scan of a small pool takes about as long.
+const HANDED_OFF_FLOOR_NS: u64 = 5_000;
+
+/// A round that took longer than this many times the worker's fastest is
+/// handed off: a large pool's scan of every queue can take longer than the
+/// floor on its own, and is about as long every time.
+const SLOWER_THAN_FASTEST: u64 = 4;
+
+/// What one handed-off round adds to the score.
+const HANDED_OFF_GAIN: u32 = 4;
+
+/// What one round that came back at once takes off.
+const FAST_ROUND_LOSS: u32 = 1;
+
+/// The score's ceiling: a pressured pool whose yields stop being handed off
+/// is back below [`PRESSURED_AT`] after 49 rounds, a phase and a half of
+/// rayon's 32.
+const MAX_SCORE: u32 = 64;
+
+/// The score from which the pool is pressured: four handed-off rounds from
+/// zero, and it stays pressured while more than one round in five is.
+const PRESSURED_AT: u32 = 16;
+
+/// The yield rounds of a pressured phase: rayon's 32, and two under loom
+/// (enough for a round to come between two others, small enough for the
+/// models' state space).
+pub(crate) const PRESSURED_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
+
+/// A pool's oversubscription score (one per protocol, on its own cache
+/// line).
+pub(crate) struct Pressure {
+    mode: PressureMode,
+    score: CachePadded<AtomicU32>,
+}
+
+impl Pressure {
+    /// The score of a pool of `workers`. In [`PressureMode::Detect`] it
+    /// starts pressured when the pool has more workers than the CPUs this
+    /// process may use (`available_parallelism` reads the affinity mask and
+    /// the cgroup's CPU quota), and unpressured otherwise or when that is
+    /// unknown. Under loom it starts unpressured: a model must not depend
+    /// on the machine that runs it.
+    pub(crate) fn new(mode: PressureMode, workers: usize) -> Self {
+        let start = if mode == PressureMode::Detect && more_workers_than_cpus(workers) {
+            MAX_SCORE
+        } else {
+            0
+        };
+        Pressure {
+            mode,
+            score: CachePadded::new(AtomicU32::new(start)),
+        }
+    }
+
+    /// Whether an idle phase starting now runs as a pressured one.
+    #[inline]
+    pub(crate) fn is_pressured(&self) -> bool {
+        match self.mode {
+            PressureMode::Off => false,
+            PressureMode::Always => true,
+            PressureMode::Detect => self.score.load(Relaxed) >= PRESSURED_AT,
+        }
+    }
+
+    /// Whether the pool measures its rounds.
+    #[inline]
+    pub(crate) fn detects(&self) -> bool {
+        self.mode == PressureMode::Detect
+    }
+
+    /// A yield round of `ns` came back, on a worker whose fastest round so
+    /// far is `fastest`: score it.
+    pub(crate) fn observe(&self, fastest: &FastestRound, ns: u64) {
+        let handed_off = fastest.handed_off(ns);
+        let score = self.score.load(Relaxed);
+        let next = if handed_off {
+            (score + HANDED_OFF_GAIN).min(MAX_SCORE)
+        } else {
+            score.saturating_sub(FAST_ROUND_LOSS)
+        };
+        // Check before write: at either bound nothing is written, so a pool
+        // that stays pressured (or unpressured) only reads the line. One
+        // attempt: a round that loses the race to another worker's is not
+        // counted, which delays a switch by a round and bends no bound.
+        if next != score {
+            let _ = self.score.compare_exchange(score, next, Relaxed, Relaxed);
+        }
+    }
+
+    /// The score now (a snapshot, for tests and `Debug`).
+    pub(crate) fn score(&self) -> u32 {
+        self.score.load(Relaxed)
+    }
+}
+
+impl std::fmt::Debug for Pressure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pressure")
+            .field("mode", &self.mode)
+            .field("score", &self.score())
+            .field("pressured", &self.is_pressured())
+            .finish()
+    }
+}
+
+/// Whether `workers` threads are more than this process may run at once.
+fn more_workers_than_cpus(workers: usize) -> bool {
+    if cfg!(all(test, loom)) {
+        return false;
+    }
+    std::thread::available_parallelism().is_ok_and(|cpus| workers > cpus.get())
+}
+
+/// One worker's fastest yield round so far, in nanoseconds (`u64::MAX`
+/// until it has one). Only that worker reads and writes it.
+pub(crate) struct FastestRound(AtomicU64);
+
+impl Default for FastestRound {
+    fn default() -> Self {
+        FastestRound(AtomicU64::new(u64::MAX))
+    }
+}
+
+impl FastestRound {
+    /// Whether a round of `ns` was handed off: longer than the floor and
+    /// than [`SLOWER_THAN_FASTEST`] times the fastest round before it (the
+    /// floor alone for the first). It becomes the fastest if it is.
+    fn handed_off(&self, ns: u64) -> bool {
+        let fastest = self.0.load(Relaxed);
+        if ns < fastest {
+            self.0.store(ns, Relaxed);
+        }
+        let threshold = match fastest {
+            u64::MAX => HANDED_OFF_FLOOR_NS,
+            fastest => HANDED_OFF_FLOOR_NS.max(fastest.saturating_mul(SLOWER_THAN_FASTEST)),
+        };
+        ns > threshold
+    }
+}
+
+impl std::fmt::Debug for FastestRound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.load(Relaxed) {
+            u64::MAX => f.write_str("FastestRound(none)"),
+            ns => write!(f, "FastestRound({ns} ns)"),
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    const US: u64 = 1_000;
+
+    fn detecting_from(score: u32) -> Pressure {
+        let pressure = Pressure::new(PressureMode::Detect, 1);
+        pressure.score.store(score, Relaxed);
+        pressure
+    }
+
+    #[test]
+    fn a_round_past_the_floor_and_four_times_the_fastest_is_handed_off() {
+        let fastest = FastestRound::default();
+        assert!(!fastest.handed_off(US)); // the first, under the floor
+        assert!(!fastest.handed_off(4 * US)); // under the floor
+        assert!(fastest.handed_off(6 * US));
+        // A large pool's scan: its fastest round is 3 µs, so 10 µs is not.
+        let slow_scan = FastestRound::default();
+        assert!(!slow_scan.handed_off(3 * US));
+        assert!(!slow_scan.handed_off(10 * US));
+        assert!(slow_scan.handed_off(13 * US));
+        // The first round has only the floor to go by.
+        assert!(FastestRound::default().handed_off(50 * US));
+    }
+
+    #[test]
+    fn handed_off_rounds_raise_the_score_and_others_lower_it() {
+        let pressure = detecting_from(0);
+        let fastest = FastestRound::default();
+        fastest.handed_off(US);
+        for _ in 0..3 {
+            pressure.observe(&fastest, 100 * US);
+        }
+        assert_eq!(pressure.score(), 12);
+        assert!(!pressure.is_pressured());
+        pressure.observe(&fastest, 100 * US);
+        assert!(pressure.is_pressured()); // 16
+        pressure.observe(&fastest, US);
+        assert_eq!(pressure.score(), 15);
+        assert!(!pressure.is_pressured());
+    }
+
+    #[test]
+    fn the_score_stays_within_its_bounds() {
+        let fastest = FastestRound::default();
+        fastest.handed_off(US);
+        let pressure = detecting_from(MAX_SCORE);
+        pressure.observe(&fastest, 100 * US);
+        assert_eq!(pressure.score(), MAX_SCORE);
+        let calm = detecting_from(0);
+        calm.observe(&fastest, US);
+        assert_eq!(calm.score(), 0);
+    }
+
+    #[test]
+    fn a_pressured_pool_switches_back_after_49_fast_rounds() {
+        let fastest = FastestRound::default();
+        let pressure = detecting_from(MAX_SCORE);
+        let mut rounds = 0;
+        while pressure.is_pressured() {
+            pressure.observe(&fastest, US);
+            rounds += 1;
+        }
+        assert_eq!(rounds, 49);
+        // One handed-off round in five holds it; fewer let it go.
+        let held = detecting_from(PRESSURED_AT);
+        for _ in 0..20 {
+            held.observe(&fastest, 100 * US);
+            for _ in 0..4 {
+                held.observe(&fastest, US);
+            }
+        }
+        assert!(held.is_pressured(), "{held:?}");
+    }
+
+    #[test]
+    fn the_modes() {
+        assert!(!Pressure::new(PressureMode::Off, 10_000).is_pressured());
+        assert!(Pressure::new(PressureMode::Always, 1).is_pressured());
+        assert!(!Pressure::new(PressureMode::Detect, 1).is_pressured());
+        // More workers than any machine this runs on has CPUs.
+        assert!(Pressure::new(PressureMode::Detect, 65_535).is_pressured());
+        assert!(!Pressure::new(PressureMode::Off, 1).detects());
+        assert!(!Pressure::new(PressureMode::Always, 1).detects());
+    }
+}
