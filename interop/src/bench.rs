@@ -946,6 +946,8 @@ mod tests {
     fn the_shim_and_the_patch_know_the_fixed_budget() {
         assert!(patch::SHIM.contains(&format!("cfg!(feature = \"{BUDGET_FEATURE}\")")));
         assert!(patch::SHIM.contains(&format!("\"{BUDGET_VARIABLE}\"")));
+        // A point of the sweep must not adapt.
+        assert!(patch::SHIM.contains(".adapt_to_oversubscription(false)"));
     }
 
     #[test]
