@@ -64,7 +64,9 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
 /// `fixed-budget` feature, which eventcount's benchmarks use to sweep
 /// fixed search budgets without a build per budget: then `POLICY` with its
 /// search budget fixed at `EVENTCOUNT_SEARCH_BUDGET_US` microseconds, read
-/// from the environment each time a pool is built.
+/// from the environment each time a pool is built, and without the switch
+/// to rayon's policy under oversubscription (a fixed point of the sweep
+/// must not adapt).
 fn policy() -> IdlePolicy {
     if !cfg!(feature = "fixed-budget") {
         return POLICY;
@@ -78,7 +80,9 @@ fn policy() -> IdlePolicy {
         );
     };
     let budget = std::time::Duration::from_micros(us);
-    POLICY.search_budget(budget, budget)
+    POLICY
+        .search_budget(budget, budget)
+        .adapt_to_oversubscription(false)
 }
 // eventcount-choice: end
 

@@ -885,3 +885,139 @@ fn number(v: f64) -> String {
         _ => format!("{v:.3}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bench").chain(args.iter().copied())).map(|c| c.options)
+    }
+
+    #[test]
+    fn oracle_alone_sweeps_both_protocols_over_every_budget() {
+        let options = parse(&["--oracle", "--rounds", "3"]).unwrap();
+        assert_eq!(options.oracle, Some(Protocols::default()));
+        assert_eq!(options.budgets, None);
+        let options = parse(&["--oracle", "jec", "--budgets", "25"]).unwrap();
+        assert_eq!(options.oracle.unwrap().list(), &[budgets::Protocol::Jec]);
+        assert_eq!(options.budgets.unwrap().us(), &[25]);
+        assert!(parse(&[]).unwrap().oracle.is_none());
+    }
+
+    #[test]
+    fn bad_oracle_flags_are_errors() {
+        for (args, expected) in [
+            (&["--budgets", "25"][..], "--oracle"),
+            (&["--oracle", "eigen"][..], "expected jec or notifier"),
+            (
+                &["--oracle", "--budgets", "2000000"][..],
+                "above the largest",
+            ),
+        ] {
+            let message = parse(args).err().expect("an error").to_string();
+            assert!(message.contains(expected), "{args:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn each_swept_protocol_has_a_fixed_build_and_its_default() {
+        for protocol in budgets::Protocol::ALL {
+            let (fixed, default) = sweep_builds(protocol);
+            assert_eq!(fixed.protocol, Some(sweep_protocol(protocol)));
+            assert_eq!(default.protocol, fixed.protocol);
+            assert!(fixed.fixed_budget && !default.fixed_budget);
+            assert_eq!((fixed.policy, default.policy), (None, None));
+            assert!(fixed
+                .rayon_core()
+                .contains(&format!("\"{BUDGET_FEATURE}\"")));
+            assert!(!default.rayon_core().contains(BUDGET_FEATURE));
+        }
+    }
+
+    #[test]
+    fn the_shim_and_the_patch_know_the_fixed_budget() {
+        assert!(patch::SHIM.contains(&format!("cfg!(feature = \"{BUDGET_FEATURE}\")")));
+        assert!(patch::SHIM.contains(&format!("\"{BUDGET_VARIABLE}\"")));
+        // A point of the sweep must not adapt.
+        assert!(patch::SHIM.contains(".adapt_to_oversubscription(false)"));
+    }
+
+    #[test]
+    fn b9_runs_at_two_threads_and_the_oracle_only_where_waste_is_measured() {
+        let cases = cases(100);
+        let b9: Vec<&Case> = cases.iter().filter(|c| c.bench == "B9").collect();
+        assert_eq!(b9.len(), 3 + 4 + 4);
+        assert!(b9
+            .iter()
+            .all(|c| c.args[1] == "2" && c.label.ends_with("2 threads")));
+        assert_eq!(b9.iter().filter(|c| c.hogs == HOGS).count(), 7);
+        assert_eq!(b9.iter().filter(|c| c.args[0] == "control-pair").count(), 4);
+        for case in &cases {
+            let expected = matches!(case.bench, "B7" | "B8" | "B9");
+            assert_eq!(case.has_oracle(), expected, "{}", case.label);
+            assert!(case.hogs == 0 || case.bench == "B9");
+        }
+    }
+
+    /// Values of one metric per run, over two rounds.
+    fn values<'a>(runs: &[(&'a str, [f64; 2])]) -> BTreeMap<&'a str, Vec<f64>> {
+        runs.iter().map(|(name, v)| (*name, v.to_vec())).collect()
+    }
+
+    #[test]
+    fn the_oracle_of_a_row_comes_from_its_latency_and_waste_rows() {
+        let latency = Row::new(
+            "B7",
+            "case",
+            "p50 latency us",
+            &values(&[
+                ("stock", [100.0, 100.0]),
+                (STOCK_AGAIN, [98.0, 103.0]),
+                ("jec", [101.0, 101.0]),
+                ("jec@0us", [150.0, 150.0]),
+                ("jec@25us", [102.0, 102.0]),
+            ]),
+        );
+        let waste = Row::new(
+            "B7",
+            "case",
+            "wasted cpu us per tick",
+            &values(&[
+                ("stock", [20.0, 20.0]),
+                (STOCK_AGAIN, [20.0, 20.0]),
+                ("jec", [12.0, 12.0]),
+                ("jec@0us", [2.0, 2.0]),
+                ("jec@25us", [8.0, 8.0]),
+            ]),
+        );
+        let swept: Budgets = "0,25".parse().unwrap();
+        let oracle = oracle_of(&latency, &waste, budgets::Protocol::Jec, &swept).unwrap();
+        assert_eq!((oracle.band.low, oracle.band.high), (0.98, 1.03));
+        let best = oracle.best.unwrap();
+        assert_eq!(best.budget_us, 25, "0 us is out of band");
+        assert_eq!(oracle.distance(), Some(1.5));
+        let json = OracleRow {
+            bench: "B7",
+            case: "case".into(),
+            metric: latency.metric,
+            protocol: budgets::Protocol::Jec,
+            oracle,
+        }
+        .to_json();
+        assert_eq!(json["oracle_budget_us"], 25.0);
+        assert_eq!(json["distance"], 1.5);
+        assert_eq!(json["default_in_band"], true);
+        // No second stock run: no band, no oracle.
+        let mut no_band = latency;
+        no_band.ratios.remove(STOCK_AGAIN);
+        assert!(oracle_of(&no_band, &waste, budgets::Protocol::Jec, &swept).is_none());
+    }
+}

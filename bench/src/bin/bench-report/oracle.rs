@@ -79,3 +79,66 @@ pub fn rows<'a>(report: &'a Report, opts: &Options) -> Vec<Row<'a>> {
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Two rounds of `metric` in B7's case `c` for each implementation.
+    fn record(report: &mut Report, metric: &'static str, values: &[(&str, [f64; 2])]) {
+        for (imp, rounds) in values {
+            for v in rounds {
+                report.add("B7", "c", imp, metric, *v);
+            }
+        }
+    }
+
+    #[test]
+    fn each_latency_of_a_case_gets_a_verdict_per_swept_protocol() {
+        let opts = Options::parse_from(["bench-report", "--oracle", "jec", "--budgets", "0,25"]);
+        let mut report = Report::default();
+        record(
+            &mut report,
+            "p50 latency us",
+            &[
+                ("rayon", [100.0, 100.0]),
+                (RAYON_AGAIN, [99.0, 102.0]),
+                ("pool+jec", [100.0, 100.0]),
+                ("pool+jec@0us", [140.0, 140.0]),
+                ("pool+jec@25us", [101.0, 101.0]),
+            ],
+        );
+        record(
+            &mut report,
+            WASTE,
+            &[
+                ("rayon", [30.0, 30.0]),
+                (RAYON_AGAIN, [30.0, 30.0]),
+                ("pool+jec", [9.0, 9.0]),
+                ("pool+jec@0us", [1.0, 1.0]),
+                ("pool+jec@25us", [6.0, 6.0]),
+            ],
+        );
+        // A latency without a second rayon run has no band: no row.
+        record(&mut report, "p90 latency us", &[("rayon", [1.0, 1.0])]);
+        let rows = rows(&report, &opts);
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(
+            (row.bench, row.case, row.metric),
+            ("B7", "c", "p50 latency us")
+        );
+        assert_eq!(row.oracle.best.unwrap().budget_us, 25);
+        assert_eq!(row.oracle.distance(), Some(1.5));
+        assert_eq!(row.oracle.stock_wasted_us, 30.0);
+    }
+
+    #[test]
+    fn without_oracle_there_are_no_rows() {
+        let opts = Options::parse_from(["bench-report"]);
+        let mut report = Report::default();
+        record(&mut report, "p50 latency us", &[("rayon", [1.0, 1.0])]);
+        assert!(rows(&report, &opts).is_empty());
+    }
+}

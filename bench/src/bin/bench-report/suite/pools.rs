@@ -72,10 +72,14 @@ pub fn protocol_pool(protocol: Protocol) -> PoolKind {
 }
 
 /// The oracle's policy: eventcount's default with its search budget fixed
-/// at `us` (its searcher cap and its sleep after an empty wake kept).
+/// at `us` (its searcher cap and its sleep after an empty wake kept), and
+/// without the switch to rayon's policy under oversubscription: a fixed
+/// point of the sweep must not adapt.
 pub fn fixed_budget(us: u32) -> IdlePolicy {
     let budget = Duration::from_micros(u64::from(us));
-    IdlePolicy::new().search_budget(budget, budget)
+    IdlePolicy::new()
+        .search_budget(budget, budget)
+        .adapt_to_oversubscription(false)
 }
 
 /// `pool+jec`, `pool+notifier`, ..., or `rayon`.
@@ -143,5 +147,40 @@ impl Round {
         for ((metric, ratio), values) in &self.metrics {
             report.add_round(bench, case, metric, values, "rayon", ratio);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn a_fixed_budget_is_the_default_fixed_and_does_not_adapt() {
+        let policy = fixed_budget(25);
+        let us = Duration::from_micros(25);
+        assert_eq!(policy.search_bounds(), Some((us, us)));
+        assert!(!policy.adapts_to_oversubscription());
+        assert_eq!(policy.searcher_cap(8), IdlePolicy::new().searcher_cap(8));
+        assert!(policy.sleeps_after_empty_wake());
+    }
+
+    #[test]
+    fn the_oracle_adds_each_budget_of_each_protocol_and_rayon_again() {
+        let opts = Options::parse_from(["bench-report", "--oracle", "--budgets", "0,25"]);
+        let labels: Vec<String> = Contender::all(&opts).iter().map(|c| c.label()).collect();
+        let expected = [
+            "pool+jec",
+            "pool+notifier",
+            "rayon",
+            "pool+jec@0us",
+            "pool+jec@25us",
+            "pool+notifier@0us",
+            "pool+notifier@25us",
+            RAYON_AGAIN,
+        ];
+        assert_eq!(labels, expected);
+        let plain = Options::parse_from(["bench-report"]);
+        assert_eq!(Contender::all(&plain).len(), PoolKind::ALL.len());
     }
 }
