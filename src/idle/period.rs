@@ -10,11 +10,11 @@
 //! cap, and learns.
 
 use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
-use super::counters::IdleCounters;
+use super::counters::{IdleCounters, SearchEnd};
 use super::policy::{IdlePolicy, SearchLength};
 use super::searchers::SearcherSlots;
 use crate::latch::{CoreLatch, WaitKind};
-use crate::sync::Stopwatch;
+use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch};
 
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +70,8 @@ pub(crate) struct IdlePeriod {
     phase_started_ns: u64,
     /// When this phase's search rounds began, while they last.
     searching_since: Option<u64>,
+    /// The thread's CPU clock then, where the platform has one.
+    searching_cpu_since: Option<u64>,
     sleep_started_ns: u64,
     /// A wake ended the last sleep, and no round has run since: if the next
     /// round comes, the wake found nothing.
@@ -88,6 +90,7 @@ impl IdlePeriod {
             clock: None,
             phase_started_ns: 0,
             searching_since: None,
+            searching_cpu_since: None,
             sleep_started_ns: 0,
             woke: false,
             slot: false,
@@ -133,7 +136,7 @@ impl IdlePeriod {
                 self.rounds = self.rounds.saturating_add(1);
                 return Step::Search(round);
             }
-            self.end_searching(&worker.counters);
+            self.end_searching(&worker.counters, SearchEnd::GaveUp);
             self.phase = Phase::Sleepy;
         }
         if self.phase == Phase::Sleepy {
@@ -169,22 +172,31 @@ impl IdlePeriod {
         if !skip && slots.may_search(self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
             self.searching_since = Some(self.phase_started_ns);
+            self.searching_cpu_since = thread_cpu_ns();
         } else {
             self.phase = Phase::Sleepy;
         }
     }
 
-    /// The search rounds of this phase are over: count their time.
-    fn end_searching(&mut self, counters: &IdleCounters) {
+    /// The search rounds of this phase are over, as `end`: count their
+    /// time, on the wall clock and on the thread's CPU clock.
+    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd) {
         if let Some(since) = self.searching_since.take() {
             let now = self.now_ns();
-            counters.searched(now.saturating_sub(since));
+            let cpu = match (self.searching_cpu_since.take(), thread_cpu_ns()) {
+                (Some(since), Some(now)) => now.saturating_sub(since),
+                _ => 0,
+            };
+            counters.searched(end, now.saturating_sub(since), cpu);
         }
     }
 
     /// A sleep begins now (after the final check, just before parking).
-    pub(crate) fn sleeping(&mut self) {
+    /// Every sleep ends in [`woken`](IdlePeriod::woken) or
+    /// [`timed_out`](IdlePeriod::timed_out), which count it.
+    pub(crate) fn sleeping(&mut self, counters: &IdleCounters) {
         self.sleep_started_ns = self.now_ns();
+        counters.asleep(shared_clock_ns());
     }
 
     /// A wake ended the sleep: a new phase starts at the next round, which,
@@ -229,7 +241,7 @@ impl IdlePeriod {
         if self.clock.is_none() {
             return; // found at once: no empty round, nothing to learn
         }
-        self.end_searching(&worker.counters);
+        self.end_searching(&worker.counters, SearchEnd::FoundWork);
         let now = self.now_ns();
         let outcome = if std::mem::take(&mut self.woke)
             && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS

@@ -21,7 +21,7 @@ use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::protocol::SleepProtocol;
 use crate::stats::SleepStats;
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{shared_clock_ns, AtomicU32, Ordering};
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
 /// protocol.
@@ -428,7 +428,8 @@ impl NotifierSleep {
             WaitOutcome::Notified
         } else {
             // 7. Sleep until notified, or until the deadline.
-            idle.period.sleeping();
+            let counters = &self.workers_idle[idle.worker].counters;
+            idle.period.sleeping(counters);
             let outcome = match deadline {
                 Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
                 None => {
@@ -436,7 +437,6 @@ impl NotifierSleep {
                     WaitOutcome::Notified
                 }
             };
-            let counters = &self.workers_idle[idle.worker].counters;
             match outcome {
                 WaitOutcome::Notified => idle.period.woken(counters),
                 WaitOutcome::TimedOut => idle.period.timed_out(counters),
@@ -618,9 +618,39 @@ impl SleepProtocol for NotifierSleep {
     /// assert_eq!(sleep.stats().waits, 0);
     /// ```
     fn stats(&self) -> SleepStats {
+        let now = shared_clock_ns();
         self.workers_idle
             .iter()
-            .fold(self.notifier.stats(), |s, w| w.counters.add_to(s))
+            .fold(self.notifier.stats(), |s, w| w.counters.add_to(s, now))
+    }
+
+    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
+    /// sleeps, the wakes made to it, and its idle periods.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::NotifierSleep::new(2);
+    /// assert_eq!(sleep.worker_stats(1).waits, 0);
+    /// ```
+    #[track_caller]
+    fn worker_stats(&self, worker: usize) -> SleepStats {
+        let capacity = self.notifier.capacity();
+        assert!(
+            worker < capacity,
+            "worker_stats: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
+        );
+        self.workers_idle[worker].counters.add_to(
+            SleepStats::default().add(self.notifier.slot_counts(worker)),
+            shared_clock_ns(),
+        )
     }
 
     /// Workers asleep right now: a snapshot, for tests and monitoring.
