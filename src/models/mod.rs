@@ -11,6 +11,7 @@
 //! | `searcher_cap.rs` | both protocols under a searcher cap: bursts, the hand-off    |
 //! | `join.rs`         | both protocols with a worker waiting on a job's latch        |
 //! | `waiter_ids.rs`   | `WaiterIds`: an id is never held twice                       |
+//! | `waker.rs`        | `WaiterWaker`: a wake reaches a waiter in any phase          |
 //! | `support/`        | what the models share: `check` (the bounds), actors, job steps |
 //!
 //! A new model goes in the file of the part it checks, or in a new file
@@ -26,3 +27,4 @@ mod notifier;
 mod protocols;
 mod searcher_cap;
 mod waiter_ids;
+mod waker;
