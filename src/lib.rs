@@ -64,7 +64,9 @@
 //!   how many search at once. By default each worker learns its budget, in
 //!   time, from what its sleeps show ([`docs::idle_policy`]).
 //! - [`SleepStats`]: what sleeping cost (futex calls, wakes that found
-//!   nothing, time searching and parked); [`WaitOutcome`] says why a timed
+//!   nothing, time searching on the wall and CPU clocks, how searches
+//!   ended, time parked), for a pool or one worker, and how to size a pool
+//!   by it (the [`guide`]); [`WaitOutcome`] says why a timed
 //!   wait returned; [`CapacityError`] reports a constructor asked for too
 //!   much; [`parking_backend`] tells how this build parks a thread.
 //! - [`Round`]: what one idle round did (searched, announced, slept, and

@@ -352,9 +352,34 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// A short name for tables and logs.
     fn name(&self) -> &'static str;
 
-    /// Sleeps and wake syscalls so far.
+    /// Sleeps and wake syscalls so far, and what the workers' idle periods
+    /// cost (see [`SleepStats`]).
     #[must_use]
     fn stats(&self) -> SleepStats;
+
+    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
+    /// sleeps, the wakes made to it, and its idle periods. The default body
+    /// returns zeros, for an implementation that does not count per
+    /// worker; both protocols of this crate count.
+    ///
+    /// # Panics
+    ///
+    /// This crate's protocols panic if `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::new(4);
+    /// let total: u64 = (0..4).map(|w| sleep.worker_stats(w).waits).sum();
+    /// assert_eq!(total, sleep.stats().waits);
+    /// ```
+    #[must_use]
+    fn worker_stats(&self, worker: usize) -> SleepStats {
+        let _ = worker;
+        SleepStats::default()
+    }
 
     /// Workers asleep right now (a snapshot, for tests and monitoring).
     #[must_use]

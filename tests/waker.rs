@@ -69,7 +69,11 @@ fn every_wake_reaches_its_sleeper() {
                 thread::spawn(move || loop {
                     let request = requests.lock().unwrap().recv();
                     let Ok((slot, value)) = request else { return };
-                    thread::yield_now(); // let the receiver get further towards its sleep
+                    if value % 2 == 0 {
+                        // Let the receiver get to its sleep; odd values race
+                        // its way there instead.
+                        thread::yield_now();
+                    }
                     let mut slot = slot.lock().unwrap();
                     slot.0 = Some(value);
                     if let Some(waker) = slot.1.take() {

@@ -5,16 +5,50 @@ use std::time::Duration;
 
 use crate::stats::SleepStats;
 use crate::sync::unmodeled::{AtomicU64, Relaxed};
+use crate::sync::HAS_THREAD_CPU_CLOCK;
+
+/// `asleep_since_ns` while the worker is not asleep.
+const AWAKE: u64 = u64::MAX;
+
+/// How one search (a phase's search rounds) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SearchEnd {
+    /// The worker found work, or its latch set, while it searched.
+    FoundWork,
+    /// The budget ran out: the worker went on to sleep (its final check
+    /// may still find work).
+    GaveUp,
+}
 
 /// One worker's idle counters. Only that worker writes them, on its idle
 /// paths; `stats()` reads them from anywhere (a snapshot). Relaxed cells
 /// that loom does not see (`sync::unmodeled`): nothing is published through
 /// them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct IdleCounters {
     empty_wakes: AtomicU64,
     searching_ns: AtomicU64,
+    searching_cpu_ns: AtomicU64,
+    searches_found_work: AtomicU64,
+    searches_gave_up: AtomicU64,
     parked_ns: AtomicU64,
+    /// When the sleep in progress began, on `sync::shared_clock_ns`;
+    /// `AWAKE` if none is.
+    asleep_since_ns: AtomicU64,
+}
+
+impl Default for IdleCounters {
+    fn default() -> Self {
+        IdleCounters {
+            empty_wakes: AtomicU64::new(0),
+            searching_ns: AtomicU64::new(0),
+            searching_cpu_ns: AtomicU64::new(0),
+            searches_found_work: AtomicU64::new(0),
+            searches_gave_up: AtomicU64::new(0),
+            parked_ns: AtomicU64::new(0),
+            asleep_since_ns: AtomicU64::new(AWAKE),
+        }
+    }
 }
 
 impl IdleCounters {
@@ -22,19 +56,48 @@ impl IdleCounters {
         self.empty_wakes.fetch_add(1, Relaxed);
     }
 
-    pub(crate) fn searched(&self, ns: u64) {
-        self.searching_ns.fetch_add(ns, Relaxed);
+    /// A search ended as `end` after `wall_ns` of wall time, of which the
+    /// thread ran `cpu_ns` (0 without a CPU clock).
+    pub(crate) fn searched(&self, end: SearchEnd, wall_ns: u64, cpu_ns: u64) {
+        self.searching_ns.fetch_add(wall_ns, Relaxed);
+        self.searching_cpu_ns.fetch_add(cpu_ns, Relaxed);
+        let count = match end {
+            SearchEnd::FoundWork => &self.searches_found_work,
+            SearchEnd::GaveUp => &self.searches_gave_up,
+        };
+        count.fetch_add(1, Relaxed);
     }
 
+    /// A sleep began at `now_ns` on the shared clock.
+    pub(crate) fn asleep(&self, now_ns: u64) {
+        self.asleep_since_ns.store(now_ns, Relaxed);
+    }
+
+    /// The sleep ended after `ns`. The sleep in progress is cleared first:
+    /// a snapshot taken in between misses this sleep, rather than counting
+    /// it twice.
     pub(crate) fn parked(&self, ns: u64) {
+        self.asleep_since_ns.store(AWAKE, Relaxed);
         self.parked_ns.fetch_add(ns, Relaxed);
     }
 
-    /// `stats` with this worker's counts added.
-    pub(crate) fn add_to(&self, mut stats: SleepStats) -> SleepStats {
+    /// `stats` with this worker's counts added; a sleep in progress counts
+    /// up to `now_ns` on the shared clock.
+    pub(crate) fn add_to(&self, mut stats: SleepStats, now_ns: u64) -> SleepStats {
         stats.empty_wakes += self.empty_wakes.load(Relaxed);
         stats.searching += Duration::from_nanos(self.searching_ns.load(Relaxed));
-        stats.parked += Duration::from_nanos(self.parked_ns.load(Relaxed));
+        if HAS_THREAD_CPU_CLOCK {
+            let cpu = Duration::from_nanos(self.searching_cpu_ns.load(Relaxed));
+            stats.searching_cpu = Some(stats.searching_cpu.unwrap_or_default() + cpu);
+        }
+        stats.searches_found_work += self.searches_found_work.load(Relaxed);
+        stats.searches_gave_up += self.searches_gave_up.load(Relaxed);
+        let mut parked = self.parked_ns.load(Relaxed);
+        let since = self.asleep_since_ns.load(Relaxed);
+        if since != AWAKE {
+            parked = parked.saturating_add(now_ns.saturating_sub(since));
+        }
+        stats.parked += Duration::from_nanos(parked);
         stats
     }
 }

@@ -18,12 +18,12 @@
 //! a yield to score.
 
 use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
-use super::counters::IdleCounters;
+use super::counters::{IdleCounters, SearchEnd};
 use super::policy::{IdlePolicy, Pause, SearchLength};
 use super::pool::PoolIdle;
 use super::pressure::{FastestRound, PRESSURED_ROUNDS};
 use crate::latch::{CoreLatch, WaitKind};
-use crate::sync::Stopwatch;
+use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch};
 
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +82,8 @@ pub(crate) struct IdlePeriod {
     phase_started_ns: u64,
     /// When this phase's search rounds began, while they last.
     searching_since: Option<u64>,
+    /// The thread's CPU clock then, where the platform has one.
+    searching_cpu_since: Option<u64>,
     sleep_started_ns: u64,
     /// A wake ended the last sleep, and no round has run since: if the next
     /// round comes, the wake found nothing.
@@ -107,6 +109,7 @@ impl IdlePeriod {
             clock: None,
             phase_started_ns: 0,
             searching_since: None,
+            searching_cpu_since: None,
             sleep_started_ns: 0,
             woke: false,
             pressured: false,
@@ -180,7 +183,7 @@ impl IdlePeriod {
                 }
                 return Step::Search(pause);
             }
-            self.end_searching(&worker.counters);
+            self.end_searching(&worker.counters, SearchEnd::GaveUp);
             self.phase = Phase::Sleepy;
         }
         if self.phase == Phase::Sleepy {
@@ -221,6 +224,7 @@ impl IdlePeriod {
         if !skip && pool.may_search(self.pressured, self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
             self.searching_since = Some(self.phase_started_ns);
+            self.searching_cpu_since = thread_cpu_ns();
         } else {
             self.phase = Phase::Sleepy;
         }
@@ -258,18 +262,26 @@ impl IdlePeriod {
         }
     }
 
-    /// The search rounds of this phase are over: count their time.
-    fn end_searching(&mut self, counters: &IdleCounters) {
+    /// The search rounds of this phase are over, as `end`: count their
+    /// time, on the wall clock and on the thread's CPU clock.
+    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd) {
         self.round_started_ns = None;
         if let Some(since) = self.searching_since.take() {
             let now = self.now_ns();
-            counters.searched(now.saturating_sub(since));
+            let cpu = match (self.searching_cpu_since.take(), thread_cpu_ns()) {
+                (Some(since), Some(now)) => now.saturating_sub(since),
+                _ => 0,
+            };
+            counters.searched(end, now.saturating_sub(since), cpu);
         }
     }
 
     /// A sleep begins now (after the final check, just before parking).
-    pub(crate) fn sleeping(&mut self) {
+    /// Every sleep ends in [`woken`](IdlePeriod::woken) or
+    /// [`timed_out`](IdlePeriod::timed_out), which count it.
+    pub(crate) fn sleeping(&mut self, counters: &IdleCounters) {
         self.sleep_started_ns = self.now_ns();
+        counters.asleep(shared_clock_ns());
     }
 
     /// A wake ended the sleep: a new phase starts at the next round, which,
@@ -315,7 +327,7 @@ impl IdlePeriod {
         if self.clock.is_none() {
             return; // found at once: no empty round, nothing to learn
         }
-        self.end_searching(&worker.counters);
+        self.end_searching(&worker.counters, SearchEnd::FoundWork);
         if self.pressured {
             return;
         }

@@ -31,7 +31,7 @@ use crate::outcome::WaitOutcome;
 use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
 use crate::stats::SleepStats;
-use crate::sync::{self, fence, Ordering};
+use crate::sync::{self, fence, shared_clock_ns, Ordering};
 use crate::unpark::Unpark;
 use counters::{AtomicCounters, MAX_WORKERS};
 use worker::{Registration, Wake, WorkerSleep};
@@ -445,7 +445,8 @@ impl JecSleep {
         //    SLEEPING_EXTERNAL (a waker then calls the hook). A `park` that
         //    returns unclaimed is a timeout: our CAS out of the sleep state
         //    races the wakers, and the winner uncounts us.
-        idle.period.sleeping();
+        let counters = &self.workers[idle.worker].idle.counters;
+        idle.period.sleeping(counters);
         let ended = match park {
             None => {
                 if worker.sleep(deadline) && worker.cancel_sleep() {
@@ -470,7 +471,6 @@ impl JecSleep {
                 }
             }
         };
-        let counters = &self.workers[idle.worker].idle.counters;
         if matches!(ended, Round::TimedOut | Round::ParkReturned) {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
@@ -946,9 +946,34 @@ impl SleepProtocol for JecSleep {
     /// assert_eq!(sleep.stats().wakes, 0);
     /// ```
     fn stats(&self) -> SleepStats {
+        let now = shared_clock_ns();
         self.workers.iter().fold(SleepStats::default(), |s, w| {
-            w.idle.counters.add_to(s.add(w.sleep.counts()))
+            w.idle.counters.add_to(s.add(w.sleep.counts()), now)
         })
+    }
+
+    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
+    /// sleeps, the wakes made to it, and its idle periods.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(2);
+    /// assert_eq!(sleep.worker_stats(1).waits, 0);
+    /// ```
+    #[track_caller]
+    fn worker_stats(&self, worker: usize) -> SleepStats {
+        let w = self.worker("worker_stats", worker);
+        w.idle.counters.add_to(
+            SleepStats::default().add(w.sleep.counts()),
+            shared_clock_ns(),
+        )
     }
 
     /// Number of workers asleep right now (registered and not yet claimed

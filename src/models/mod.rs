@@ -12,6 +12,7 @@
 //! | `join.rs`         | both protocols with a worker waiting on a job's latch        |
 //! | `external_park.rs`| a waiter parked in its caller's `park`, woken by the `Unpark` hook: the raw notifier and both protocols, racing notifies, early unparks, spurious and timed returns |
 //! | `waiter_ids.rs`   | `WaiterIds`: an id is never held twice                       |
+//! | `waker.rs`        | `WaiterWaker`: a wake reaches a waiter in any phase          |
 //! | `support/`        | what the models share: `check` (the bounds), actors, job steps |
 //!
 //! A new model goes in the file of the part it checks, or in a new file
@@ -28,3 +29,4 @@ mod notifier;
 mod protocols;
 mod searcher_cap;
 mod waiter_ids;
+mod waker;

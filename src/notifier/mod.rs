@@ -300,6 +300,12 @@ impl Notifier {
             .fold(SleepStats::default(), |s, slot| s.add(slot.futex.counts()))
     }
 
+    /// Slot `wid`'s share of [`stats`](Notifier::stats): the sleeps of its
+    /// waiter and the wakes made to it.
+    pub(crate) fn slot_counts(&self, wid: usize) -> (u64, u64) {
+        self.slots[wid].futex.counts()
+    }
+
     /// Phase one of a wait: announce that slot `wid` is about to sleep.
     ///
     /// After this call, re-check the wait condition; then pass the token to

@@ -22,7 +22,7 @@ use crate::outcome::WaitOutcome;
 use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
 use crate::stats::SleepStats;
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{shared_clock_ns, AtomicU32, Ordering};
 use crate::unpark::Unpark;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
@@ -456,12 +456,12 @@ impl NotifierSleep {
             //    externally, which a notify wakes through the hook). A
             //    return with no notification withdraws the slot as a
             //    timeout does.
-            idle.period.sleeping();
+            let counters = &self.workers_idle[idle.worker].counters;
+            idle.period.sleeping(counters);
             let external = park.is_some();
             let ended = self
                 .notifier
                 .commit_for_round(wait, operation, deadline, park);
-            let counters = &self.workers_idle[idle.worker].counters;
             match ended {
                 Ended::Notified => {
                     idle.period.woken(counters);
@@ -696,9 +696,39 @@ impl SleepProtocol for NotifierSleep {
     /// assert_eq!(sleep.stats().waits, 0);
     /// ```
     fn stats(&self) -> SleepStats {
+        let now = shared_clock_ns();
         self.workers_idle
             .iter()
-            .fold(self.notifier.stats(), |s, w| w.counters.add_to(s))
+            .fold(self.notifier.stats(), |s, w| w.counters.add_to(s, now))
+    }
+
+    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
+    /// sleeps, the wakes made to it, and its idle periods.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::NotifierSleep::new(2);
+    /// assert_eq!(sleep.worker_stats(1).waits, 0);
+    /// ```
+    #[track_caller]
+    fn worker_stats(&self, worker: usize) -> SleepStats {
+        let capacity = self.notifier.capacity();
+        assert!(
+            worker < capacity,
+            "worker_stats: worker index {worker} is out of range for a NotifierSleep of {}",
+            Count(capacity, "worker")
+        );
+        self.workers_idle[worker].counters.add_to(
+            SleepStats::default().add(self.notifier.slot_counts(worker)),
+            shared_clock_ns(),
+        )
     }
 
     /// Workers asleep right now: a snapshot, for tests and monitoring.

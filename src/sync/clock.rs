@@ -1,5 +1,6 @@
 //! [`Stopwatch`]: how long an idle worker has searched, and how long it
-//! slept.
+//! slept; the shared clock a sleep in progress is measured on; and the
+//! calling thread's CPU clock, where the platform has one.
 //!
 //! Idle budgets are in time, so the protocols read a clock on their idle
 //! paths (never on a post). In production that is `Instant`, a vDSO read
@@ -56,5 +57,72 @@ impl Stopwatch {
             self.reads += 1;
             self.reads * LOOM_STEP
         }
+    }
+}
+
+/// Nanoseconds on one monotonic clock shared by every thread of the process
+/// (from its first read), for moments that one thread records and another
+/// reads: when a sleep in progress began. Under loom, always 0: loom has
+/// no clock, and nothing a model checks reads it.
+#[inline]
+pub(crate) fn shared_clock_ns() -> u64 {
+    #[cfg(not(all(test, loom)))]
+    {
+        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let epoch = *EPOCH.get_or_init(std::time::Instant::now);
+        u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+    #[cfg(all(test, loom))]
+    {
+        0
+    }
+}
+
+/// Whether [`thread_cpu_ns`] reads a clock in this build: Linux and
+/// Android, through rustix (a `clock_gettime` on the calling thread's CPU
+/// clock); not other targets, and not under loom.
+pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
+    not(all(test, loom)),
+    any(target_os = "linux", target_os = "android")
+));
+
+/// The CPU time the calling thread has used, in nanoseconds, where the
+/// platform gives a per-thread CPU clock ([`HAS_THREAD_CPU_CLOCK`]); `None`
+/// elsewhere. A system call on most kernels (the vDSO serves only the
+/// wall clocks), so it is read on idle paths only: once when a search
+/// begins and once when it ends.
+#[inline]
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(all(not(all(test, loom)), any(target_os = "linux", target_os = "android")))]
+    {
+        let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        let ns = u64::try_from(now.tv_sec)
+            .unwrap_or(0)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::try_from(now.tv_nsec).unwrap_or(0));
+        Some(ns)
+    }
+    #[cfg(not(all(not(all(test, loom)), any(target_os = "linux", target_os = "android"))))]
+    {
+        None
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_cpu_clock_moves_with_work_where_there_is_one() {
+        assert_eq!(thread_cpu_ns().is_some(), HAS_THREAD_CPU_CLOCK);
+        let Some(before) = thread_cpu_ns() else {
+            return;
+        };
+        let mut x = 1u64;
+        while thread_cpu_ns().unwrap() == before {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let shared = shared_clock_ns();
+        assert!(shared_clock_ns() >= shared);
     }
 }

@@ -71,7 +71,9 @@ mod kind;
 mod word;
 
 pub(crate) use backend::{fence, spin_loop, yield_now, AtomicU32, AtomicU64, Ordering};
-pub(crate) use clock::{Stopwatch, LOOM_STEP};
+pub(crate) use clock::{
+    shared_clock_ns, thread_cpu_ns, Stopwatch, HAS_THREAD_CPU_CLOCK, LOOM_STEP,
+};
 pub use kind::{parking_backend, ParkingBackend};
 pub(crate) use word::Futex;
 
