@@ -16,19 +16,23 @@ mod export;
 mod patch;
 mod sources;
 mod suite;
+mod tokio_patch;
+mod tokio_suite;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// rayon-core 1.13 and rayon 1.12 on eventcount's sleep protocols.
+/// rayon-core 1.13, rayon 1.12 and tokio 1.54's multi-thread scheduler on
+/// eventcount's sleep protocols.
 #[derive(Parser)]
 #[command(name = "rayon-interop", version, about)]
 struct Cli {
-    /// Where the scratch copies, builds and results go.
-    #[arg(long, default_value_os_t = default_scratch())]
-    scratch: PathBuf,
+    /// Where the scratch copies, builds and results go (by default
+    /// target/rayon-interop, or target/tokio-interop for the tokio commands).
+    #[arg(long)]
+    scratch: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -62,6 +66,26 @@ enum Command {
     /// crate's tests on it: a `par_iter` sum, a `join` recursion, and the
     /// line that `EVENTCOUNT_LOG=1` prints.
     DownstreamCheck(downstream::Options),
+    /// Patch tokio and run tokio's own tests of its multi-thread runtime
+    /// on stock tokio and on each protocol.
+    TokioSuite {
+        /// Which protocol(s) tokio's workers park on (stock runs too).
+        #[arg(value_enum, default_value_t = Which::All)]
+        protocol: Which,
+        /// Run only these test files (tokio's `--test` names), not every
+        /// file that builds a multi-thread runtime.
+        #[arg(long = "test")]
+        tests: Vec<String>,
+        /// Run the patched builds on eventcount's default idle policy, not
+        /// on `IdlePolicy::tokio()`.
+        #[arg(long)]
+        default_policy: bool,
+        /// Leave stock tokio out.
+        #[arg(long)]
+        no_stock: bool,
+    },
+    /// Only apply the tokio edit to a scratch copy and print what it changed.
+    TokioPatch,
 }
 
 /// A protocol choice on the command line.
@@ -219,14 +243,22 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn default_scratch() -> PathBuf {
-    repo_root().join("target").join("rayon-interop")
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let tokio = matches!(
+        cli.command,
+        Command::TokioSuite { .. } | Command::TokioPatch
+    );
+    let scratch = cli.scratch.unwrap_or_else(|| {
+        let name = if tokio {
+            "tokio-interop"
+        } else {
+            "rayon-interop"
+        };
+        repo_root().join("target").join(name)
+    });
     let result = match cli.command {
-        Command::Patch => patch::prepare(&cli.scratch).map(|tree| {
+        Command::Patch => patch::prepare(&scratch).map(|tree| {
             print!("{}", tree.edit);
             true
         }),
@@ -241,14 +273,40 @@ fn main() -> ExitCode {
                 Which::All => Protocol::ALL.to_vec(),
             };
             let policy = policy.and_then(|p| POLICY_FEATURES.into_iter().find(|&f| f == p));
-            suite::run(&cli.scratch, &protocols, !core_only, policy)
+            suite::run(&scratch, &protocols, !core_only, policy)
         }
-        Command::Bench(options) => bench::run(&cli.scratch, &options),
-        Command::Export(options) => export::run(&cli.scratch, &options).map(|done| {
+        Command::Bench(options) => bench::run(&scratch, &options),
+        Command::Export(options) => export::run(&scratch, &options).map(|done| {
             print!("{done}");
             true
         }),
-        Command::DownstreamCheck(options) => downstream::run(&cli.scratch, &options),
+        Command::DownstreamCheck(options) => downstream::run(&scratch, &options),
+        Command::TokioSuite {
+            protocol,
+            tests,
+            default_policy,
+            no_stock,
+        } => {
+            let protocols: Vec<Protocol> = match protocol {
+                Which::Jec => vec![Protocol::Jec],
+                Which::Notifier => vec![Protocol::Notifier],
+                Which::All => Protocol::ALL.to_vec(),
+            };
+            let patched = protocols.into_iter().map(|p| tokio_patch::TokioBuild {
+                protocol: Some(p),
+                default_policy,
+            });
+            let builds: Vec<_> = (!no_stock)
+                .then_some(tokio_patch::TokioBuild::STOCK)
+                .into_iter()
+                .chain(patched)
+                .collect();
+            tokio_suite::run(&scratch, &builds, &tests)
+        }
+        Command::TokioPatch => tokio_patch::prepare(&scratch).map(|trees| {
+            print!("{}", trees.edit);
+            true
+        }),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
