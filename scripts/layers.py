@@ -34,7 +34,7 @@ SRC = ROOT / "src"
 # Lowest first. Modules on one layer may not import each other.
 LAYERS = [
     ["sync"],
-    ["error", "outcome", "stats"],
+    ["error", "outcome", "round", "stats", "unpark"],
     ["latch"],
     ["idle"],
     ["protocol"],

@@ -167,8 +167,8 @@ CASES = [
     (
         "notifier: a timeout swallows a notification that won the race",
         "src/notifier/mod.rs",
-        """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,""",
-        """                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::TimedOut,""",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => notified,""",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => Ended::Withdrew,""",
         "models::notifier::timed_wait_never_swallows_a_notification",
         "the timed waiter reports a timeout, drops the notification, and the other waiter sleeps on",
     ),
@@ -330,8 +330,8 @@ CASES = [
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
         "src/jec/mod.rs",
-        """        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {""",
-        """        let outcome = if worker.sleep(deadline) && { worker.cancel_sleep(); true } {""",
+        """                if worker.sleep(deadline) && worker.cancel_sleep() {""",
+        """                if worker.sleep(deadline) && { worker.cancel_sleep(); true } {""",
         "models::jec::timed_sleep_keeps_the_count_exact",
         "the sleeping count is decremented twice",
     ),

@@ -66,6 +66,11 @@
 //!   nothing, time searching and parked); [`WaitOutcome`] says why a timed
 //!   wait returned; [`CapacityError`] reports a constructor asked for too
 //!   much; [`parking_backend`] tells how this build parks a thread.
+//! - [`Round`]: what one idle round did (searched, announced, slept, and
+//!   why it returned), for a scheduler's park hooks and metrics; [`Unpark`]:
+//!   the hook that wakes a worker sleeping in a park of the scheduler's own,
+//!   an I/O driver's poll for one
+//!   ([`SleepProtocol::no_work_found_parked`]).
 //!
 //! The crate has no unsafe code: the futex calls go through rustix's safe
 //! wrappers.
@@ -78,7 +83,8 @@
 // (`scripts/layers.py` checks both, and that there is no cycle):
 // 1. `sync`, the ground: atomics, fences, hints and parking, from std or
 //    loom. It imports nothing of the crate's.
-// 2. `error`, `outcome`, `stats`: what calls return.
+// 2. `error`, `outcome`, `round`, `stats`: what calls return; `unpark`:
+//    the hook a scheduler hands in.
 // 3. `latch`: the latch a worker sleeps against, and what it waits for.
 // 4. `idle`: the idle policy, whole.
 // 5. `protocol`: the `SleepProtocol` trait.
@@ -88,7 +94,9 @@ mod sync;
 
 mod error;
 mod outcome;
+mod round;
 mod stats;
+mod unpark;
 
 mod latch;
 
@@ -129,8 +137,10 @@ pub use latch::CoreLatch;
 pub use notifier::{Notifier, NotifierIdle, NotifierSleep, PreparedWait, WaiterId, WaiterIds};
 pub use outcome::WaitOutcome;
 pub use protocol::SleepProtocol;
+pub use round::Round;
 pub use stats::SleepStats;
 pub use sync::{parking_backend, ParkingBackend};
+pub use unpark::Unpark;
 
 // Every public type may cross threads: a protocol is shared by its workers,
 // and an idle state or a token may be handed to another thread with them.
@@ -145,6 +155,7 @@ static_assertions::assert_impl_all!(NotifierIdle<'static>: Send, Sync);
 static_assertions::assert_impl_all!(NotifierSleep: Send, Sync);
 static_assertions::assert_impl_all!(ParkingBackend: Send, Sync);
 static_assertions::assert_impl_all!(PreparedWait<'static>: Send, Sync);
+static_assertions::assert_impl_all!(Round: Send, Sync);
 static_assertions::assert_impl_all!(SleepStats: Send, Sync);
 static_assertions::assert_impl_all!(WaitOutcome: Send, Sync);
 static_assertions::assert_impl_all!(WaiterId<'static>: Send, Sync);

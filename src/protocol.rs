@@ -10,7 +10,9 @@ use crate::error::{short_type_name, CapacityError, Count};
 use crate::idle::IdlePolicy;
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
+use crate::round::Round;
 use crate::stats::SleepStats;
+use crate::unpark::Unpark;
 
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
 ///
@@ -105,6 +107,29 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// A scheduler generic over the protocol builds it with this.
     fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError>;
 
+    /// [`try_with_policy`](SleepProtocol::try_with_policy), with the hook
+    /// that wakes a worker parked through
+    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked): a
+    /// wake that picks such a worker calls `unpark(worker)` in place of the
+    /// protocol's own futex wake. Workers that sleep in ordinary rounds
+    /// are woken as before, so a pool may mix the two, round by round.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol, Unpark};
+    /// use std::sync::Arc;
+    ///
+    /// let unpark: Unpark = Arc::new(|_worker| {});
+    /// let sleep = NotifierSleep::try_with_unpark(2, IdlePolicy::default(), unpark).unwrap();
+    /// assert_eq!(sleep.capacity(), 2);
+    /// ```
+    fn try_with_unpark(
+        workers: usize,
+        policy: IdlePolicy,
+        unpark: Unpark,
+    ) -> Result<Self, CapacityError>;
+
     /// The number of workers this protocol was built for: their indices
     /// are `0..capacity()`.
     #[must_use]
@@ -120,7 +145,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// sleeps; it must report any work this worker would run (at least all
     /// work announced with `new_injected_jobs`). `latch` is what the worker
     /// waits on; its kind ([`CoreLatch::is_idle_loop`]) is read at the first
-    /// round.
+    /// round. The [`Round`] says what the round did: whether the worker
+    /// searched, announced itself, slept, and why it returned.
     ///
     /// # Panics
     ///
@@ -136,7 +162,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
         idle: &mut Self::Idle<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
-    );
+    ) -> Round;
 
     /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline.
     ///
@@ -158,6 +184,11 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// after `TimedOut`, as after any round, the caller searches again or
     /// ends the search.
     ///
+    /// In [`Round`]s: `TimedOut` is [`Round::TimedOut`] or
+    /// [`Round::PastDeadline`], and `Notified` is every other round.
+    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked) with a
+    /// `park` that sleeps until its deadline gives the [`Round`] itself.
+    ///
     /// # Panics
     ///
     /// As [`no_work_found`](SleepProtocol::no_work_found).
@@ -168,6 +199,109 @@ pub trait SleepProtocol: Send + Sync + Sized {
         has_work: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome;
+
+    /// A round of [`no_work_found`](SleepProtocol::no_work_found) in which
+    /// the worker, if it sleeps, sleeps in `park` instead of the protocol's
+    /// own parker: in an I/O driver's poll, for one. A round that starts
+    /// after `deadline` returns [`Round::PastDeadline`] at once, as
+    /// [`no_work_found_until`](SleepProtocol::no_work_found_until) does.
+    ///
+    /// The protocol calls `park(deadline)` after its final check, once the
+    /// worker is registered as parked externally; a wake that picks the
+    /// worker then calls the [`Unpark`] hook given at construction
+    /// ([`try_with_unpark`](SleepProtocol::try_with_unpark)) with its
+    /// index. `park` must keep a driver's contract with that hook:
+    /// - an unpark that came before the call makes `park` return at once;
+    /// - `park` returns by `deadline` (if given), or after an unpark, and it
+    ///   may return at any other time (spuriously, or for its own reason).
+    ///
+    /// After `park` returns the protocol decides the race with the wakers:
+    /// if a wake reached the worker, the round is [`Round::Woken`];
+    /// otherwise the worker withdraws from the sleepers exactly as on a
+    /// timeout, taking no wake from anyone ([`Round::TimedOut`] if the
+    /// deadline has passed, [`Round::ParkReturned`] if not). `park` may be
+    /// called again in the same round, with no deadline, only when a waker
+    /// has claimed the worker and is about to call the hook (`JecSleep`'s
+    /// claimed state): that call returns at the hook.
+    ///
+    /// Every other outcome is that of `no_work_found`. A pool may mix
+    /// workers that park here with workers that sleep in ordinary rounds.
+    ///
+    /// # Panics
+    ///
+    /// As [`no_work_found`](SleepProtocol::no_work_found); and, for the
+    /// protocols in this crate, if the protocol was built without an
+    /// [`Unpark`] hook, when the worker would park (before anything is
+    /// written).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol, Unpark};
+    /// use std::sync::Arc;
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let unpark: Unpark = Arc::new(|_worker| {}); // nobody else here to wake it
+    /// let policy = IdlePolicy::rayon().spin_rounds(0).yield_rounds(0);
+    /// let sleep = NotifierSleep::try_with_unpark(1, policy, unpark).unwrap();
+    /// let latch = CoreLatch::idle_loop();
+    /// let deadline = Instant::now() + Duration::from_millis(1);
+    /// let mut idle = sleep.start_looking(0);
+    /// let mut parks = 0;
+    /// loop {
+    ///     let round = sleep.no_work_found_parked(&mut idle, &latch, || false, Some(deadline), |until| {
+    ///         parks += 1; // a poller would wait here, until `until` at the latest
+    ///         std::thread::sleep(until.unwrap().saturating_duration_since(Instant::now()));
+    ///     });
+    ///     if round == Round::TimedOut {
+    ///         break;
+    ///     }
+    /// }
+    /// assert_eq!(parks, 1);
+    /// sleep.work_found(idle);
+    /// ```
+    fn no_work_found_parked(
+        &self,
+        idle: &mut Self::Idle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: impl FnMut(Option<Instant>),
+    ) -> Round;
+
+    /// Whether the searching worker may search other workers' queues
+    /// (steal) now, under the policy's searcher bound: a scheduler that
+    /// caps its searchers calls it before its steal pass, and a worker told
+    /// `false` skips the pass and goes on with its rounds (which send it to
+    /// sleep). A `true` may take one of the cap's slots for this search,
+    /// which the worker holds until its announcement or the end of its
+    /// search. `latch` is the one the worker's rounds wait on: a joining
+    /// worker is never capped.
+    ///
+    /// The default answers `true` (a protocol without a cap).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::with_policy(4, IdlePolicy::default().max_searching_half()); // 2 searchers
+    /// let latch = CoreLatch::idle_loop();
+    /// let mut a = sleep.start_looking(0);
+    /// let mut b = sleep.start_looking(1);
+    /// let mut c = sleep.start_looking(2);
+    /// assert!(sleep.may_search(&mut a, &latch));
+    /// assert!(sleep.may_search(&mut b, &latch));
+    /// assert!(!sleep.may_search(&mut c, &latch)); // capped
+    /// sleep.work_found(a);
+    /// assert!(sleep.may_search(&mut c, &latch)); // a slot came free
+    /// # sleep.work_found(b);
+    /// # sleep.work_found(c);
+    /// ```
+    fn may_search(&self, idle: &mut Self::Idle<'_>, latch: &CoreLatch) -> bool {
+        let _ = (idle, latch);
+        true
+    }
 
     /// The worker's search found work (or its latch was set): it is no
     /// longer idle. Takes the search's state, so each `start_looking` ends
@@ -220,4 +354,24 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// Workers asleep right now (a snapshot, for tests and monitoring).
     #[must_use]
     fn num_sleeping(&self) -> usize;
+}
+
+/// A round's sleep ended with no wake: [`Round::TimedOut`] if the deadline
+/// passed or the sleep was the protocol's own (which returns early only at
+/// its deadline), [`Round::ParkReturned`] if the caller's `park` returned
+/// before it.
+pub(crate) fn withdrew(external: bool, deadline: Option<Instant>) -> Round {
+    if external && deadline.is_none_or(|deadline| Instant::now() < deadline) {
+        Round::ParkReturned
+    } else {
+        Round::TimedOut
+    }
+}
+
+/// What [`SleepProtocol::no_work_found_until`] reports for a round.
+pub(crate) fn timed_outcome(round: Round) -> WaitOutcome {
+    match round {
+        Round::TimedOut | Round::PastDeadline => WaitOutcome::TimedOut,
+        _ => WaitOutcome::Notified,
+    }
 }

@@ -305,7 +305,9 @@ impl Pool {
     fn idle_round(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) {
         let has_injected_jobs = || self.has_injected_jobs();
         match self.sleep_limit {
-            None => self.sleep.no_work_found(idle, latch, has_injected_jobs),
+            None => {
+                let _ = self.sleep.no_work_found(idle, latch, has_injected_jobs);
+            }
             Some(limit) => {
                 let deadline = Instant::now() + limit;
                 let outcome =

@@ -35,7 +35,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
-use eventcount::{CapacityError, CoreLatch, IdlePolicy, SleepProtocol, SleepStats, WaitOutcome};
+use eventcount::{
+    CapacityError, CoreLatch, IdlePolicy, Round, SleepProtocol, SleepStats, Unpark, WaitOutcome,
+};
 
 pub use event_count::{EventCount, MAX_WAITERS};
 
@@ -100,15 +102,15 @@ impl EigenSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
-    ) -> WaitOutcome {
+    ) -> Round {
         if idle.rounds < self.rounds_until_sleepy() {
             std::thread::yield_now();
             idle.rounds += 1;
-            return WaitOutcome::Notified;
+            return Round::Searched;
         }
         idle.rounds = 0;
         if !latch.get_sleepy() {
-            return WaitOutcome::Notified;
+            return Round::Withdrew;
         }
         self.awake_idle.fetch_sub(1, Ordering::Relaxed);
         let awake_again = AwakeAgain {
@@ -116,17 +118,19 @@ impl EigenSleep {
             latch,
         };
         self.events.prepare_wait();
-        if !latch.fall_asleep() || has_work() {
+        let round = if !latch.fall_asleep() || has_work() {
             self.events.cancel_wait();
+            Round::Withdrew
         } else {
             // Eigen has no timed wait: a deadline is not honoured (the pools
             // measured here never pass one).
             let _ = deadline;
             self.events.commit_wait(idle.worker);
-        }
+            Round::Woken
+        };
         drop(awake_again);
         idle.rounds = self.first_round(self.awake_idle.load(Ordering::Relaxed) as usize);
-        WaitOutcome::Notified
+        round
     }
 
     fn new_jobs(&self, n: usize, queue_was_empty: bool) {
@@ -171,6 +175,16 @@ impl SleepProtocol for EigenSleep {
         })
     }
 
+    /// The hook is never called: this peer has no external park
+    /// (`no_work_found_parked` panics).
+    fn try_with_unpark(
+        workers: usize,
+        policy: IdlePolicy,
+        _unpark: Unpark,
+    ) -> Result<Self, CapacityError> {
+        Self::try_with_policy(workers, policy)
+    }
+
     fn capacity(&self) -> usize {
         self.events.capacity()
     }
@@ -192,8 +206,8 @@ impl SleepProtocol for EigenSleep {
         idle: &mut EigenIdle,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
-    ) {
-        let _ = self.round(idle, latch, has_work, None);
+    ) -> Round {
+        self.round(idle, latch, has_work, None)
     }
 
     fn no_work_found_until(
@@ -203,7 +217,21 @@ impl SleepProtocol for EigenSleep {
         has_work: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome {
-        self.round(idle, latch, has_work, Some(deadline))
+        let _ = self.round(idle, latch, has_work, Some(deadline));
+        WaitOutcome::Notified
+    }
+
+    /// Eigen's event count parks only on its own semaphore-like word: this
+    /// peer cannot sleep in a caller's park, and says so.
+    fn no_work_found_parked(
+        &self,
+        _idle: &mut EigenIdle,
+        _latch: &CoreLatch,
+        _has_work: impl FnOnce() -> bool,
+        _deadline: Option<Instant>,
+        _park: impl FnMut(Option<Instant>),
+    ) -> Round {
+        panic!("no_work_found_parked: EigenSleep cannot park outside its own event count")
     }
 
     fn work_found(&self, _idle: EigenIdle) {

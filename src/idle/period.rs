@@ -174,6 +174,35 @@ impl IdlePeriod {
         }
     }
 
+    /// Whether the worker may search (steal) now, asked by its scheduler
+    /// before a steal pass: yes during this phase's search rounds; no once
+    /// it is sleepy or trying to sleep; at the start of a phase, what the
+    /// phase's start will decide (the searcher bound, which may take a
+    /// slot for it here, and the empty-wake rule), without starting it.
+    pub(crate) fn may_search(
+        &mut self,
+        latch: &CoreLatch,
+        policy: &IdlePolicy,
+        slots: &SearcherSlots,
+        idle_counts: impl FnOnce() -> (usize, usize),
+    ) -> bool {
+        match self.phase {
+            Phase::Search => true,
+            Phase::Sleepy | Phase::Sleep => false,
+            Phase::Start => {
+                // The kind is read from the latch at the first round; before
+                // it, from the latch the rounds will wait on.
+                let kind = if self.clock.is_some() {
+                    self.kind
+                } else {
+                    latch.waits_for()
+                };
+                !(self.woke && policy.empty_wake_sleeps)
+                    && slots.may_search(kind, &mut self.slot, idle_counts)
+            }
+        }
+    }
+
     /// The search rounds of this phase are over: count their time.
     fn end_searching(&mut self, counters: &IdleCounters) {
         if let Some(since) = self.searching_since.take() {

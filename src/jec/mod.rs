@@ -28,9 +28,11 @@ use crate::error::{all_looking, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
-use crate::protocol::SleepProtocol;
+use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
+use crate::round::Round;
 use crate::stats::SleepStats;
 use crate::sync::{self, fence, Ordering};
+use crate::unpark::Unpark;
 use counters::{AtomicCounters, MAX_WORKERS};
 use worker::{Registration, Wake, WorkerSleep};
 
@@ -104,6 +106,10 @@ pub struct JecSleep {
     workers: Box<[CachePadded<Worker>]>,
     slots: SearcherSlots,
     policy: IdlePolicy,
+    /// Wakes a worker asleep in its caller's `park`
+    /// ([`SleepProtocol::no_work_found_parked`]); read only by a waker that
+    /// claims one.
+    unpark: Option<Unpark>,
 }
 
 /// One worker's part of the protocol, on its own cache line: its sleep
@@ -192,13 +198,14 @@ impl JecSleep {
     /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<JecSleep, CapacityError> {
-        JecSleep::with_initial_jec(workers, policy, 1)
+        JecSleep::with_initial_jec(workers, policy, 1, None)
     }
 
     fn with_initial_jec(
         workers: usize,
         policy: IdlePolicy,
         jec: u32,
+        unpark: Option<Unpark>,
     ) -> Result<JecSleep, CapacityError> {
         if workers > MAX_WORKERS {
             return Err(CapacityError::new(
@@ -220,6 +227,7 @@ impl JecSleep {
                 .collect(),
             slots: SearcherSlots::new(&policy, workers),
             policy,
+            unpark,
         })
     }
 
@@ -294,7 +302,8 @@ impl JecSleep {
         }
     }
 
-    /// One empty round; a sleep it starts ends at `deadline` if given.
+    /// One empty round; a sleep it starts ends at `deadline` if given, and
+    /// is in `park` if given.
     #[inline]
     fn round(
         &self,
@@ -303,10 +312,17 @@ impl JecSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
-    ) -> WaitOutcome {
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
         assert!(
             std::ptr::eq(idle.sleep, self),
             "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        assert!(
+            park.is_none() || self.unpark.is_some(),
+            "{operation}: worker {} would park externally, but this JecSleep has no unpark \
+             hook (build it with try_with_unpark)",
             idle.worker
         );
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
@@ -314,7 +330,7 @@ impl JecSleep {
             // is, so a later round goes on from where this one would have
             // (a sleepy worker's next round tries to sleep, and its
             // remembered JEC still catches any post since).
-            return WaitOutcome::TimedOut;
+            return Round::PastDeadline;
         }
         let step = idle.period.next_step(
             latch,
@@ -324,16 +340,19 @@ impl JecSleep {
             || self.idle_counts(),
         );
         match step {
-            Step::Search(round) => self.policy.pause(round),
+            Step::Search(round) => {
+                self.policy.pause(round);
+                Round::Searched
+            }
             Step::Sleepy => {
                 // No longer searching: the slot goes to whoever needs it.
                 self.slots.release(&mut idle.period.slot);
                 idle.sleepy_jec = Some(self.announce_sleepy());
                 sync::yield_now();
+                Round::Announced
             }
-            Step::Sleep => return self.sleep(operation, idle, latch, has_work, deadline),
+            Step::Sleep => self.sleep(operation, idle, latch, has_work, deadline, park),
         }
-        WaitOutcome::Notified
     }
 
     /// Make the JEC even ("sleepy") if it is odd, and return its value: a
@@ -352,12 +371,13 @@ impl JecSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
-    ) -> WaitOutcome {
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
         let worker = &self.workers[idle.worker].sleep;
         // 1. UNSET -> SLEEPY; fails only if the latch is set, and panics,
         //    writing nothing, if another worker holds it.
         if !latch.get_sleepy_as(idle.worker, operation) {
-            return WaitOutcome::Notified;
+            return Round::Withdrew;
         }
         // 2. Visible to wakers before we can be counted (worker.rs).
         if let Err(state) = worker.begin_registering() {
@@ -374,7 +394,7 @@ impl JecSleep {
         if !latch.fall_asleep() {
             worker.abandon();
             idle.period.search_again();
-            return WaitOutcome::Notified;
+            return Round::Withdrew;
         }
         let sleepy_jec = idle
             .sleepy_jec
@@ -389,7 +409,7 @@ impl JecSleep {
                 idle.sleepy_jec = None;
                 idle.period.sleepy_again();
                 latch.wake_up();
-                return WaitOutcome::Notified;
+                return Round::Withdrew;
             }
             if self.counters.try_add_sleeping(counters) {
                 break;
@@ -400,7 +420,7 @@ impl JecSleep {
             self.counters.sub_sleeping();
             idle.period.search_again();
             latch.wake_up();
-            return WaitOutcome::Notified;
+            return Round::Notified;
         }
         // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
         fence(Ordering::SeqCst);
@@ -417,23 +437,49 @@ impl JecSleep {
         if work_is_waiting {
             self.unregister(worker, latch);
             idle.period.search_again();
-            return WaitOutcome::Notified;
+            return Round::Withdrew;
         }
-        // 8. Sleep until a waker claims us (it uncounts us), or the deadline.
+        // 8. Sleep until a waker claims us (it uncounts us), or the deadline:
+        //    on the futex word, or in the caller's `park` once SLEEPING ->
+        //    SLEEPING_EXTERNAL (a waker then calls the hook). A `park` that
+        //    returns unclaimed is a timeout: our CAS out of the sleep state
+        //    races the wakers, and the winner uncounts us.
         idle.period.sleeping();
+        let ended = match park {
+            None => {
+                if worker.sleep(deadline) && worker.cancel_sleep() {
+                    Round::TimedOut
+                } else {
+                    Round::Woken
+                }
+            }
+            Some(mut park) => {
+                if worker.park_externally() {
+                    park(deadline);
+                    if worker.leave_external(park) {
+                        withdrew(true, deadline)
+                    } else {
+                        Round::Woken
+                    }
+                } else {
+                    // Claimed as a futex sleeper before we committed to the
+                    // park: wait for the waker's AWAKE on the word.
+                    let _ = worker.sleep(None);
+                    Round::Notified
+                }
+            }
+        };
         let counters = &self.workers[idle.worker].idle.counters;
-        let outcome = if worker.sleep(deadline) && worker.cancel_sleep() {
+        if matches!(ended, Round::TimedOut | Round::ParkReturned) {
             // Our CAS beat every waker: we uncount ourselves.
             self.counters.sub_sleeping();
             idle.period.timed_out(counters);
-            WaitOutcome::TimedOut
         } else {
             idle.period.woken(counters);
-            WaitOutcome::Notified
-        };
+        }
         idle.sleepy_jec = None;
         latch.wake_up();
-        outcome
+        ended
     }
 
     /// Back out a registered sleeper that is not going to sleep: leave
@@ -483,6 +529,16 @@ impl JecSleep {
                 worker.wake_claimed();
                 true
             }
+            Wake::WokeExternal => {
+                // As above, with the hook for the syscall: after AWAKE, so
+                // a sleeper that finds CLAIMED and parks again is unparked.
+                self.counters.sub_sleeping();
+                worker.release_claimed();
+                if let Some(unpark) = &self.unpark {
+                    unpark(index);
+                }
+                true
+            }
             Wake::Stopped => true,
             Wake::NotSleeping => false,
         }
@@ -523,6 +579,14 @@ impl SleepProtocol for JecSleep {
 
     fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
         JecSleep::try_with_policy(workers, policy)
+    }
+
+    fn try_with_unpark(
+        workers: usize,
+        policy: IdlePolicy,
+        unpark: Unpark,
+    ) -> Result<Self, CapacityError> {
+        JecSleep::with_initial_jec(workers, policy, 1, Some(unpark))
     }
 
     /// The number of workers this manager was built for: their indices are
@@ -625,8 +689,8 @@ impl SleepProtocol for JecSleep {
         idle: &mut JecIdle<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
-    ) {
-        let _ = self.round("no_work_found", idle, latch, has_work, None);
+    ) -> Round {
+        self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
     }
 
     /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
@@ -678,7 +742,43 @@ impl SleepProtocol for JecSleep {
         has_work: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome {
-        self.round("no_work_found_until", idle, latch, has_work, Some(deadline))
+        let round = self.round(
+            "no_work_found_until",
+            idle,
+            latch,
+            has_work,
+            Some(deadline),
+            NO_PARK,
+        );
+        timed_outcome(round)
+    }
+
+    fn no_work_found_parked(
+        &self,
+        idle: &mut JecIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: impl FnMut(Option<Instant>),
+    ) -> Round {
+        self.round(
+            "no_work_found_parked",
+            idle,
+            latch,
+            has_work,
+            deadline,
+            Some(park),
+        )
+    }
+
+    fn may_search(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) -> bool {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "may_search: the JecIdle of worker {} belongs to a different JecSleep",
+            idle.worker
+        );
+        idle.period
+            .may_search(latch, &self.policy, &self.slots, || self.idle_counts())
     }
 
     /// The calling worker's search found work (or the latch it waited on
@@ -862,6 +962,9 @@ impl SleepProtocol for JecSleep {
     }
 }
 
+/// The `park` of a round that sleeps on the protocol's own parker.
+const NO_PARK: Option<fn(Option<Instant>)> = None;
+
 /// Runs `unregister` if the caller's final check unwinds, so a panicking
 /// `has_work` leaves neither a phantom sleeper in the counters nor
 /// the latch stuck at SLEEPING.
@@ -885,6 +988,7 @@ impl std::fmt::Debug for JecSleep {
             .field("num_sleeping", &self.num_sleeping())
             .field("searcher_slots", &self.slots)
             .field("policy", &self.policy)
+            .field("unpark_hook", &self.unpark.is_some())
             .finish()
     }
 }

@@ -18,7 +18,7 @@ use crate::test_support::{
 
 /// One worker, sleepy at the first empty round, JEC starting at `jec | 1`.
 fn eager_at(jec: u32) -> JecSleep {
-    JecSleep::with_initial_jec(1, IdlePolicy::rayon().yield_rounds(0), jec)
+    JecSleep::with_initial_jec(1, IdlePolicy::rayon().yield_rounds(0), jec, None)
         .expect("one worker fits")
 }
 
@@ -38,9 +38,13 @@ fn initial_jec_is_forced_odd() {
 
 #[test]
 fn with_initial_jec_checks_the_capacity() {
-    let err =
-        JecSleep::with_initial_jec(JecSleep::MAX_CAPACITY + 1, IdlePolicy::default(), u32::MAX)
-            .unwrap_err();
+    let err = JecSleep::with_initial_jec(
+        JecSleep::MAX_CAPACITY + 1,
+        IdlePolicy::default(),
+        u32::MAX,
+        None,
+    )
+    .unwrap_err();
     assert_eq!(err.requested(), JecSleep::MAX_CAPACITY + 1);
 }
 

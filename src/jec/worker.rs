@@ -8,6 +8,7 @@
 //! | `WAKE_REQUESTED` | maybe                  | a waker found it registering: it must not sleep      |
 //! | `SLEEPING`       | yes                    | registered; asleep on this futex word, or about to be |
 //! | `CLAIMED`        | yes, until the waker uncounts it | a waker took it; it must wait for AWAKE     |
+//! | `SLEEPING_EXTERNAL` | yes                 | registered; asleep in its caller's `park`, or about to be: a waker calls the `Unpark` hook |
 //!
 //! The sleeper moves AWAKE → REGISTERING before it can be counted, and
 //! REGISTERING → SLEEPING (a CAS) only after its counters CAS succeeded. So
@@ -26,6 +27,19 @@
 //! Every counted sleeper is uncounted exactly once: by the waker that wins
 //! the CAS out of SLEEPING, or by the sleeper itself when it never reached
 //! SLEEPING or left it by its own CAS (the final injected-jobs check).
+//!
+//! A sleeper that parks in its caller's `park` makes its final check as
+//! SLEEPING, like any other, then moves SLEEPING → SLEEPING_EXTERNAL (a
+//! CAS) and calls `park`. A waker claims SLEEPING_EXTERNAL as it claims
+//! SLEEPING (→ CLAIMED, uncount, AWAKE), and then calls the `Unpark` hook
+//! in place of the futex wake. When `park` returns, the sleeper's CAS
+//! SLEEPING_EXTERNAL → AWAKE races the wakers as a timed-out sleeper's
+//! does: if it wins, the sleeper uncounts itself; if it finds CLAIMED, a
+//! waker is between its claim and its AWAKE, and the hook comes after that
+//! AWAKE, so the sleeper parks again (with no deadline) until it does. If
+//! the SLEEPING → SLEEPING_EXTERNAL CAS fails, a waker claimed the worker
+//! as a futex sleeper: it waits for AWAKE on the futex word, as a sleeper
+//! does.
 
 use crate::sync::{Futex, Ordering};
 
@@ -34,6 +48,7 @@ const REGISTERING: u32 = 1;
 const WAKE_REQUESTED: u32 = 2;
 const SLEEPING: u32 = 3;
 const CLAIMED: u32 = 4;
+const SLEEPING_EXTERNAL: u32 = 5;
 
 /// What the sleeper's attempt to reach SLEEPING found.
 #[derive(Debug, PartialEq, Eq)]
@@ -47,6 +62,10 @@ pub(crate) enum Registration {
 pub(crate) enum Wake {
     /// It was asleep (counted): claimed; the waker uncounts and wakes it.
     WokeSleeper,
+    /// It was asleep in its caller's `park` (counted): claimed; the waker
+    /// uncounts it, lets it go ([`WorkerSleep::release_claimed`]) and calls
+    /// the `Unpark` hook.
+    WokeExternal,
     /// It was registering: told not to sleep.
     Stopped,
     /// It was awake or already told: nothing to do.
@@ -132,6 +151,48 @@ impl WorkerSleep {
         }
     }
 
+    /// Sleeper, counted and SLEEPING after its final check: commit to its
+    /// caller's `park`, SLEEPING → SLEEPING_EXTERNAL. False if a waker
+    /// claimed it first: it then waits for AWAKE with
+    /// [`sleep`](WorkerSleep::sleep), and that waker made a futex wake.
+    /// Defensive AcqRel and Acquire, as in `finish_registering`.
+    #[inline]
+    pub(crate) fn park_externally(&self) -> bool {
+        self.futex
+            .word()
+            .compare_exchange(
+                SLEEPING,
+                SLEEPING_EXTERNAL,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
+    /// Sleeper, after its caller's `park` returned: leave
+    /// SLEEPING_EXTERNAL. True if it left by its own CAS (no waker came: it
+    /// must uncount itself, as after a timeout); false if a waker claimed
+    /// it (and uncounted it). A CLAIMED word means the waker has yet to
+    /// store AWAKE and then call the hook: park again, with no deadline,
+    /// until it has. Each retry is a CAS, which reads the newest value of
+    /// the word. Defensive AcqRel and Acquire, as in `finish_registering`.
+    pub(crate) fn leave_external(&self, mut park: impl FnMut(Option<std::time::Instant>)) -> bool {
+        let word = self.futex.word();
+        loop {
+            match word.compare_exchange(
+                SLEEPING_EXTERNAL,
+                AWAKE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(AWAKE) => return false,
+                Err(CLAIMED) => park(None),
+                Err(other) => unreachable!("worker sleep word {other} while parked externally"),
+            }
+        }
+    }
+
     /// Sleeper: block until a waker has claimed us and uncounted us (the
     /// word reads AWAKE), or until `deadline`. Loops over spurious returns.
     /// Returns true if the deadline passed while still SLEEPING (the caller
@@ -169,6 +230,7 @@ impl WorkerSleep {
         loop {
             let (new, outcome) = match current {
                 SLEEPING => (CLAIMED, Wake::WokeSleeper),
+                SLEEPING_EXTERNAL => (CLAIMED, Wake::WokeExternal),
                 REGISTERING => (WAKE_REQUESTED, Wake::Stopped),
                 AWAKE | WAKE_REQUESTED | CLAIMED => return Wake::NotSleeping,
                 _ => unreachable!("worker sleep word {current}"),
@@ -183,6 +245,14 @@ impl WorkerSleep {
                 Err(now) => current = now,
             }
         }
+    }
+
+    /// Waker, after uncounting a worker it claimed asleep in its caller's
+    /// `park`: let it go; the caller then calls the `Unpark` hook. Release,
+    /// defensive, as in `wake_claimed`.
+    #[inline]
+    pub(crate) fn release_claimed(&self) {
+        self.futex.word().store(AWAKE, Ordering::Release);
     }
 
     /// Waker, after uncounting a worker it claimed: let it go.
@@ -203,7 +273,10 @@ impl WorkerSleep {
 
     /// True if the worker is registered asleep (for tests and monitoring).
     pub(crate) fn is_sleeping(&self) -> bool {
-        self.futex.word().load(Ordering::Relaxed) == SLEEPING
+        matches!(
+            self.futex.word().load(Ordering::Relaxed),
+            SLEEPING | SLEEPING_EXTERNAL
+        )
     }
 }
 
@@ -215,6 +288,7 @@ fn state_name(word: u32) -> &'static str {
         WAKE_REQUESTED => "wake requested",
         SLEEPING => "sleeping",
         CLAIMED => "claimed",
+        SLEEPING_EXTERNAL => "sleeping externally",
         _ => "invalid",
     }
 }

@@ -28,7 +28,8 @@ use crate::error::CapacityError;
 use crate::outcome::WaitOutcome;
 use crate::stats::SleepStats;
 use crate::sync::{fence, AtomicU64, Ordering};
-use slot::{Claim, Delivery, ParkEnd, Slot, Withdrawal, CANCELLED, PARKED};
+use crate::unpark::Unpark;
+use slot::{Claim, Delivery, ParkEnd, Slot, Withdrawal, CANCELLED, PARKED, PARKED_EXTERNAL};
 use state::{stack_word, stack_word_top, State, MAX_SLOTS, ONE_EPOCH};
 
 pub use sleep::{NotifierIdle, NotifierSleep};
@@ -119,6 +120,22 @@ pub struct Notifier {
     /// | 16..64 | epoch of the top slot's push (ABA guard) |
     state: CachePadded<AtomicU64>,
     slots: Box<[CachePadded<Slot>]>,
+    /// Wakes a waiter parked in its caller's `park`
+    /// ([`commit_wait_parked`](Notifier::commit_wait_parked)); read only
+    /// by a notify that finds one.
+    unpark: Option<Unpark>,
+}
+
+/// How a commit ended, for a protocol's [`Round`](crate::Round).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// A notification reached the waiter before it slept.
+    Notified,
+    /// The waiter slept, and a notification ended the sleep.
+    Woken,
+    /// The waiter slept and no notification came: its deadline passed, or
+    /// its caller's `park` returned. It has left the waiter set.
+    Withdrew,
 }
 
 impl Notifier {
@@ -154,10 +171,55 @@ impl Notifier {
     /// assert!(Notifier::try_new(Notifier::MAX_CAPACITY + 1).is_err());
     /// ```
     pub fn try_new(slots: usize) -> Result<Notifier, CapacityError> {
-        Notifier::with_slot_epoch(slots, 0)
+        Notifier::with_slot_epoch(slots, 0, None)
     }
 
-    fn with_slot_epoch(slots: usize, epoch: u64) -> Result<Notifier, CapacityError> {
+    /// A notifier whose waiters may also sleep in a park of their caller's
+    /// ([`commit_wait_parked`](Notifier::commit_wait_parked)): a notify
+    /// that picks such a waiter calls `unpark(wid)` in place of a futex
+    /// wake. Waiters that commit with `commit_wait` are woken as usual.
+    ///
+    /// # Panics
+    ///
+    /// If `slots` exceeds [`Notifier::MAX_CAPACITY`]. Use
+    /// [`Notifier::try_with_unpark`] to get an error instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::Notifier;
+    /// use std::sync::Arc;
+    ///
+    /// let n = Notifier::with_unpark(2, Arc::new(|_wid| {}));
+    /// assert_eq!(n.capacity(), 2);
+    /// ```
+    pub fn with_unpark(slots: usize, unpark: Unpark) -> Notifier {
+        match Notifier::try_with_unpark(slots, unpark) {
+            Ok(notifier) => notifier,
+            Err(err) => panic!("Notifier::with_unpark: {err}"),
+        }
+    }
+
+    /// [`with_unpark`](Notifier::with_unpark), or an error if the state
+    /// layout cannot hold `slots` waiter slots.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::Notifier;
+    /// use std::sync::Arc;
+    ///
+    /// assert!(Notifier::try_with_unpark(Notifier::MAX_CAPACITY + 1, Arc::new(|_| {})).is_err());
+    /// ```
+    pub fn try_with_unpark(slots: usize, unpark: Unpark) -> Result<Notifier, CapacityError> {
+        Notifier::with_slot_epoch(slots, 0, Some(unpark))
+    }
+
+    fn with_slot_epoch(
+        slots: usize,
+        epoch: u64,
+        unpark: Option<Unpark>,
+    ) -> Result<Notifier, CapacityError> {
         if slots > MAX_SLOTS {
             return Err(CapacityError::new(
                 "Notifier",
@@ -171,6 +233,7 @@ impl Notifier {
             slots: (0..slots)
                 .map(|_| CachePadded::new(Slot::new(epoch)))
                 .collect(),
+            unpark,
         })
     }
 
@@ -179,7 +242,7 @@ impl Notifier {
     #[cfg(test)]
     pub(crate) fn with_epoch_near_wrap(slots: usize) -> Notifier {
         let epoch = state::EPOCH_MASK.wrapping_sub(ONE_EPOCH);
-        Notifier::with_slot_epoch(slots, epoch).expect("with_epoch_near_wrap: too many slots")
+        Notifier::with_slot_epoch(slots, epoch, None).expect("with_epoch_near_wrap: too many slots")
     }
 
     /// The most waiter slots any notifier can have: 65,535, set by the
@@ -206,7 +269,8 @@ impl Notifier {
     }
 
     /// The number of committed waiters that no notify has released yet:
-    /// asleep, or about to fall asleep. Prepared waiters are not counted.
+    /// asleep, or about to fall asleep, on their futex word or in their
+    /// caller's `park`. Prepared waiters are not counted.
     ///
     /// This scans every slot and is a snapshot: use it for tests, monitoring
     /// and shutdown checks, not in a hot path.
@@ -221,7 +285,7 @@ impl Notifier {
     pub fn num_sleeping(&self) -> usize {
         self.slots
             .iter()
-            .filter(|slot| slot.state() == PARKED)
+            .filter(|slot| matches!(slot.state(), PARKED | PARKED_EXTERNAL))
             .count()
     }
 
@@ -432,8 +496,119 @@ impl Notifier {
     /// ```
     pub fn commit_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "commit_wait");
-        let ended = self.slots[wid].park(None);
-        let _ = self.finish_wait(wid, ended);
+        let _ = self.commit_on_futex(wid, None);
+    }
+
+    /// Park slot `wid`, prepared, on its futex word until notified or
+    /// `deadline`, then leave the waiter set.
+    fn commit_on_futex(&self, wid: usize, deadline: Option<Instant>) -> Ended {
+        let slot = &self.slots[wid];
+        match slot.commit(PARKED) {
+            Ok(()) => self.finish_wait(wid, slot.park(deadline), Ended::Woken),
+            Err(ended) => self.finish_wait(wid, ended, Ended::Notified),
+        }
+    }
+
+    /// Phase two, condition still false, for a waiter that sleeps in a park
+    /// of its own (an I/O driver's poll, say) instead of on its futex word:
+    /// `park(deadline)` is called once, unless a notification already
+    /// reached the waiter, and a notify that picks the waiter meanwhile
+    /// calls the notifier's [`Unpark`] hook with its id
+    /// ([`with_unpark`](Notifier::with_unpark)).
+    ///
+    /// `park` must keep a driver's contract with that hook: an unpark that
+    /// came before the call makes it return at once, and it returns by
+    /// `deadline` (if given) or after an unpark, or at any other time. When
+    /// it returns with no notification delivered, for whatever reason, the
+    /// waiter leaves the waiter set as a timed-out one does, and this
+    /// returns [`WaitOutcome::TimedOut`]: no notification was taken from
+    /// anyone. A notification that won the race gives
+    /// [`WaitOutcome::Notified`]. Either way, re-check the condition.
+    ///
+    /// # Panics
+    ///
+    /// If `wait` came from a different notifier, or if this notifier has no
+    /// unpark hook (it was not built with `with_unpark`); the wait is then
+    /// cancelled, and `park` is not called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{Notifier, WaitOutcome};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// // A token per waiter, as a driver's wake-up descriptor keeps one.
+    /// let token = Arc::new(AtomicBool::new(false));
+    /// let n = Notifier::with_unpark(1, {
+    ///     let token = token.clone();
+    ///     Arc::new(move |_wid| token.store(true, Ordering::Release))
+    /// });
+    /// let wait = n.prepare_wait(0);
+    /// // Nobody notifies: the park returns (here at once), and the waiter
+    /// // withdraws as on a timeout.
+    /// let outcome = n.commit_wait_parked(wait, None, |_deadline| {});
+    /// assert_eq!(outcome, WaitOutcome::TimedOut);
+    /// assert!(!token.load(Ordering::Acquire));
+    /// ```
+    pub fn commit_wait_parked(
+        &self,
+        wait: PreparedWait<'_>,
+        deadline: Option<Instant>,
+        park: impl FnMut(Option<Instant>),
+    ) -> WaitOutcome {
+        self.check_unpark("commit_wait_parked", &wait);
+        let wid = wait.disarm_for(self, "commit_wait_parked");
+        match self.commit_parked(wid, deadline, park) {
+            Ended::Notified | Ended::Woken => WaitOutcome::Notified,
+            Ended::Withdrew => WaitOutcome::TimedOut,
+        }
+    }
+
+    /// The panic of a parked commit on a notifier without a hook, before
+    /// anything is written (dropping `wait` as the caller unwinds cancels
+    /// it).
+    #[track_caller]
+    pub(crate) fn check_unpark(&self, operation: &str, wait: &PreparedWait<'_>) {
+        assert!(
+            self.unpark.is_some(),
+            "{operation}: waiter slot {} would park externally, but this Notifier has no \
+             unpark hook (build it with Notifier::with_unpark, or the protocol with \
+             try_with_unpark)",
+            wait.wid()
+        );
+    }
+
+    /// Park slot `wid`, prepared, in the caller's `park`, then leave the
+    /// waiter set. The notifier has a hook (`check_unpark`).
+    fn commit_parked(
+        &self,
+        wid: usize,
+        deadline: Option<Instant>,
+        park: impl FnMut(Option<Instant>),
+    ) -> Ended {
+        let slot = &self.slots[wid];
+        match slot.commit(PARKED_EXTERNAL) {
+            Ok(()) => self.finish_wait(wid, slot.park_external(deadline, park), Ended::Woken),
+            Err(ended) => self.finish_wait(wid, ended, Ended::Notified),
+        }
+    }
+
+    /// A protocol's commit: on the futex word, or in `park` if given (the
+    /// caller checked the hook), with the detail a [`Round`](crate::Round)
+    /// needs.
+    pub(crate) fn commit_for_round(
+        &self,
+        wait: PreparedWait<'_>,
+        operation: &str,
+        deadline: Option<Instant>,
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Ended {
+        let wid = wait.disarm_for(self, operation);
+        match park {
+            None => self.commit_on_futex(wid, deadline),
+            Some(park) => self.commit_parked(wid, deadline, park),
+        }
     }
 
     /// Phase two with a deadline: sleep until notified or until `deadline`,
@@ -476,8 +651,7 @@ impl Notifier {
         deadline: Instant,
     ) -> WaitOutcome {
         let wid = wait.disarm_for(self, operation);
-        let ended = self.slots[wid].park(Some(deadline));
-        self.finish_wait(wid, ended)
+        outcome_of(self.commit_on_futex(wid, Some(deadline)))
     }
 
     /// [`commit_wait_until`](Notifier::commit_wait_until) with a timeout
@@ -504,31 +678,40 @@ impl Notifier {
             Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
             None => {
                 let wid = wait.disarm_for(self, "commit_wait_timeout");
-                let ended = self.slots[wid].park(None);
-                self.finish_wait(wid, ended)
+                outcome_of(self.commit_on_futex(wid, None))
             }
         }
     }
 
-    /// The owner's side after `park` returned.
-    fn finish_wait(&self, wid: usize, ended: ParkEnd) -> WaitOutcome {
+    /// The owner's side after its commit: `notified` is what a
+    /// notification means here (it came before the sleep, or ended it).
+    fn finish_wait(&self, wid: usize, ended: ParkEnd, notified: Ended) -> Ended {
         match ended {
             ParkEnd::Signaled => {
                 self.slots[wid].release();
-                WaitOutcome::Notified
+                notified
             }
             ParkEnd::Targeted => {
                 // Still stacked: leave the waiter set like a cancel (no
                 // forwarding: the wake was addressed to us).
                 let _ = self.withdraw(wid);
-                WaitOutcome::Notified
+                notified
             }
             ParkEnd::TimedOut => match self.withdraw(wid) {
-                Withdrawal::Withdrawn => WaitOutcome::TimedOut,
+                Withdrawal::Withdrawn => Ended::Withdrew,
                 // A notification won the race with our deadline: report it,
                 // never swallow it.
-                Withdrawal::Targeted | Withdrawal::Signaled => WaitOutcome::Notified,
+                Withdrawal::Targeted | Withdrawal::Signaled => notified,
             },
+        }
+    }
+
+    /// Call the hook for slot `wid`, which a notify found parked
+    /// externally. Only a waiter of a notifier with a hook parks so.
+    #[cold]
+    fn unpark(&self, wid: usize) {
+        if let Some(unpark) = &self.unpark {
+            unpark(wid);
         }
     }
 
@@ -564,7 +747,14 @@ impl Notifier {
         // NotifyFence: pairs with the WaitFence in `prepare_wait`, as in
         // every notify.
         fence(Ordering::SeqCst);
-        slot.wake_in_place()
+        match slot.wake_in_place() {
+            Delivery::Skipped => false,
+            Delivery::Unpark => {
+                self.unpark(wid);
+                true
+            }
+            Delivery::Signalled | Delivery::Woken => true,
+        }
     }
 
     /// Wake one waiter, if any is waiting. Returns whether one was released.
@@ -707,6 +897,7 @@ impl Notifier {
                         Delivery::Skipped => continue,
                         Delivery::Signalled => {}
                         Delivery::Woken => slot.wake(),
+                        Delivery::Unpark => self.unpark(top),
                     }
                     released += 1;
                     if released == want {
@@ -755,6 +946,10 @@ impl Notifier {
                     slot.wake();
                     released += 1;
                 }
+                Delivery::Unpark => {
+                    self.unpark(wid);
+                    released += 1;
+                }
             }
         }
         released
@@ -766,6 +961,7 @@ impl std::fmt::Debug for Notifier {
         f.debug_struct("Notifier")
             .field("capacity", &self.slots.len())
             .field("state", &State(self.state.load(Ordering::Relaxed)))
+            .field("unpark_hook", &self.unpark.is_some())
             .finish()
     }
 }
@@ -816,3 +1012,11 @@ impl Notifier {
 
 #[cfg(all(test, not(loom)))]
 mod tests;
+
+/// A commit's end as the public timed calls report it.
+fn outcome_of(ended: Ended) -> WaitOutcome {
+    match ended {
+        Ended::Notified | Ended::Woken => WaitOutcome::Notified,
+        Ended::Withdrew => WaitOutcome::TimedOut,
+    }
+}

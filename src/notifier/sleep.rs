@@ -14,14 +14,16 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
-use super::{Notifier, PreparedWait};
+use super::{Ended, Notifier, PreparedWait};
 use crate::error::{all_looking, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, SearcherSlots, Step, WorkerIdle};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
-use crate::protocol::SleepProtocol;
+use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
+use crate::round::Round;
 use crate::stats::SleepStats;
 use crate::sync::{AtomicU32, Ordering};
+use crate::unpark::Unpark;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
 /// protocol.
@@ -204,6 +206,14 @@ impl NotifierSleep {
     /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
     /// ```
     pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
+        NotifierSleep::build(workers, policy, None)
+    }
+
+    fn build(
+        workers: usize,
+        policy: IdlePolicy,
+        unpark: Option<Unpark>,
+    ) -> Result<Self, CapacityError> {
         if workers > NotifierSleep::MAX_CAPACITY {
             // The error names the type the caller built, not the one inside.
             return Err(CapacityError::new(
@@ -213,8 +223,12 @@ impl NotifierSleep {
                 NotifierSleep::MAX_CAPACITY,
             ));
         }
+        let notifier = match unpark {
+            Some(unpark) => Notifier::with_unpark(workers, unpark),
+            None => Notifier::new(workers),
+        };
         Ok(NotifierSleep {
-            notifier: Notifier::new(workers),
+            notifier,
             awake_idle: CachePadded::new(AtomicU32::new(0)),
             workers_idle: (0..workers)
                 .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
@@ -310,7 +324,8 @@ impl NotifierSleep {
         )
     }
 
-    /// One empty round; a sleep it starts ends at `deadline` if given.
+    /// One empty round; a sleep it starts ends at `deadline` if given, and
+    /// is in `park` if given.
     fn round(
         &self,
         operation: &str,
@@ -318,17 +333,24 @@ impl NotifierSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
-    ) -> WaitOutcome {
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
         assert!(
             std::ptr::eq(idle.sleep, self),
             "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
+            idle.worker
+        );
+        assert!(
+            park.is_none() || self.notifier.unpark.is_some(),
+            "{operation}: worker {} would park externally, but this NotifierSleep has no \
+             unpark hook (build it with try_with_unpark)",
             idle.worker
         );
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             return self.past_deadline(idle);
         }
         if let Some(wait) = idle.prepared.take() {
-            return self.sleep(operation, idle, wait, latch, has_work, deadline);
+            return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
         }
         let step = idle.period.next_step(
             latch,
@@ -339,7 +361,7 @@ impl NotifierSleep {
         );
         if let Step::Search(round) = step {
             self.policy.pause(round);
-            return WaitOutcome::Notified;
+            return Round::Searched;
         }
         // 1. The search is over: no longer a searcher.
         self.slots.release(&mut idle.period.slot);
@@ -368,7 +390,7 @@ impl NotifierSleep {
         // 4. Back to the caller, who searches every queue once more: the
         //    re-check of the event count, and the one that sees work pushed
         //    to a queue `has_work` does not look at (a worker's own deque).
-        WaitOutcome::Notified
+        Round::Announced
     }
 
     /// A round that starts after its deadline: no search and no sleep. A
@@ -379,20 +401,21 @@ impl NotifierSleep {
     /// anew. Its caller searches before that round, or ends the search
     /// (and hands off), as after any round, so a post that now relies on it
     /// loses nothing.
-    fn past_deadline(&self, idle: &mut NotifierIdle<'_>) -> WaitOutcome {
+    fn past_deadline(&self, idle: &mut NotifierIdle<'_>) -> Round {
         if let Some(wait) = idle.prepared.take() {
             self.notifier.cancel_wait(wait);
             // Relaxed, as every increment of the count (see AwakeAgain).
             self.awake_idle.fetch_add(1, Ordering::Relaxed);
             idle.period.sleepy_again();
         }
-        WaitOutcome::TimedOut
+        Round::PastDeadline
     }
 
     /// The round after the announcement: the caller searched every queue
     /// since `wait` was prepared and found nothing. Steps 5–8 of
     /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
     /// for the messages.
+    #[allow(clippy::too_many_arguments)]
     fn sleep(
         &self,
         operation: &str,
@@ -401,7 +424,8 @@ impl NotifierSleep {
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
-    ) -> WaitOutcome {
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
         // However this ends (a commit, a cancel, or a panic, when the
         // token's drop cancels): the worker counted awake and idle again,
         // and the latch back to UNSET once this attempt stepped it.
@@ -421,23 +445,33 @@ impl NotifierSleep {
         let outcome = if !asleep || has_work() {
             self.notifier.cancel_wait(wait);
             idle.period.search_again();
-            WaitOutcome::Notified
+            Round::Withdrew
         } else {
-            // 7. Sleep until notified, or until the deadline.
+            // 7. Sleep until notified, or until the deadline: on the slot's
+            //    futex word, or in the caller's `park` (the slot parked
+            //    externally, which a notify wakes through the hook). A
+            //    return with no notification withdraws the slot as a
+            //    timeout does.
             idle.period.sleeping();
-            let outcome = match deadline {
-                Some(deadline) => self.notifier.commit_wait_until(wait, deadline),
-                None => {
-                    self.notifier.commit_wait(wait);
-                    WaitOutcome::Notified
-                }
-            };
+            let external = park.is_some();
+            let ended = self
+                .notifier
+                .commit_for_round(wait, operation, deadline, park);
             let counters = &self.workers_idle[idle.worker].counters;
-            match outcome {
-                WaitOutcome::Notified => idle.period.woken(counters),
-                WaitOutcome::TimedOut => idle.period.timed_out(counters),
+            match ended {
+                Ended::Notified => {
+                    idle.period.woken(counters);
+                    Round::Notified
+                }
+                Ended::Woken => {
+                    idle.period.woken(counters);
+                    Round::Woken
+                }
+                Ended::Withdrew => {
+                    idle.period.timed_out(counters);
+                    withdrew(external, deadline)
+                }
             }
-            outcome
         };
         // 8. Awake again.
         drop(awake_again);
@@ -493,6 +527,14 @@ impl SleepProtocol for NotifierSleep {
         NotifierSleep::try_with_policy(workers, policy)
     }
 
+    fn try_with_unpark(
+        workers: usize,
+        policy: IdlePolicy,
+        unpark: Unpark,
+    ) -> Result<Self, CapacityError> {
+        NotifierSleep::build(workers, policy, Some(unpark))
+    }
+
     /// The number of workers this protocol was built for: their indices
     /// are `0..capacity()`.
     ///
@@ -543,8 +585,8 @@ impl SleepProtocol for NotifierSleep {
         idle: &mut NotifierIdle<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
-    ) {
-        let _ = self.round("no_work_found", idle, latch, has_work, None);
+    ) -> Round {
+        self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
     }
 
     fn no_work_found_until(
@@ -554,7 +596,43 @@ impl SleepProtocol for NotifierSleep {
         has_work: impl FnOnce() -> bool,
         deadline: Instant,
     ) -> WaitOutcome {
-        self.round("no_work_found_until", idle, latch, has_work, Some(deadline))
+        let round = self.round(
+            "no_work_found_until",
+            idle,
+            latch,
+            has_work,
+            Some(deadline),
+            NO_PARK,
+        );
+        timed_outcome(round)
+    }
+
+    fn no_work_found_parked(
+        &self,
+        idle: &mut NotifierIdle<'_>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: impl FnMut(Option<Instant>),
+    ) -> Round {
+        self.round(
+            "no_work_found_parked",
+            idle,
+            latch,
+            has_work,
+            deadline,
+            Some(park),
+        )
+    }
+
+    fn may_search(&self, idle: &mut NotifierIdle<'_>, latch: &CoreLatch) -> bool {
+        assert!(
+            std::ptr::eq(idle.sleep, self),
+            "may_search: the idle state of worker {} belongs to a different NotifierSleep",
+            idle.worker
+        );
+        idle.period
+            .may_search(latch, &self.policy, &self.slots, || self.idle_counts())
     }
 
     #[inline]
@@ -627,3 +705,6 @@ impl SleepProtocol for NotifierSleep {
         self.notifier.num_sleeping()
     }
 }
+
+/// The `park` of a round that sleeps on the protocol's own parker.
+const NO_PARK: Option<fn(Option<Instant>)> = None;

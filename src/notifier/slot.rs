@@ -13,26 +13,33 @@
 //! | `CANCELLED` | yes, or being popped      | cancelled below the top; the owner may revive it |
 //! | `SIGNALED`  | no                        | popped and notified; the token holder will see it |
 //! | `TARGETED`  | yes (or being popped)     | woken by `notify_waiter` without a pop; token out |
+//! | `PARKED_EXTERNAL` | yes (or being popped) | committed to the caller's `park`: a wake calls the `Unpark` hook |
 //!
 //! Owner: IDLE → PREPARED (claim, then push); CANCELLED → PREPARED (revive,
-//! no push); PREPARED → PARKED (commit); PREPARED → CANCELLED (cancel below
-//! the top); PREPARED → IDLE (cancel by popping itself from the top);
-//! SIGNALED → IDLE (its wait ends).
+//! no push); PREPARED → PARKED (commit); PREPARED → PARKED_EXTERNAL
+//! (`commit_wait_parked`); PREPARED → CANCELLED (cancel below the top);
+//! PREPARED → IDLE (cancel by popping itself from the top); SIGNALED → IDLE
+//! (its wait ends).
 //!
 //! Notifier, after popping the slot: PREPARED → SIGNALED (a notification
 //! the owner finds at its commit or cancel, no syscall); PARKED → SIGNALED
-//! then one `futex_wake`; CANCELLED → IDLE and TARGETED → SIGNALED (nobody
-//! newly notified: the notifier pops again). It uses a CAS, so an owner's
-//! concurrent revive or commit simply changes what gets delivered.
+//! then one `futex_wake`; PARKED_EXTERNAL → SIGNALED then one call of the
+//! notifier's `Unpark` hook; CANCELLED → IDLE and TARGETED → SIGNALED
+//! (nobody newly notified: the notifier pops again). It uses a CAS, so an
+//! owner's concurrent revive or commit simply changes what gets delivered.
 //!
 //! Targeted waker (`notify_waiter`), without popping: PREPARED → TARGETED,
-//! or PARKED → TARGETED then one `futex_wake`. The slot stays stacked; its
-//! owner withdraws it like a cancel (pops itself from the top, or leaves it
-//! CANCELLED for a later pop or its own revive).
+//! PARKED → TARGETED then one `futex_wake`, or PARKED_EXTERNAL → TARGETED
+//! then one call of the hook. The slot stays stacked; its owner withdraws
+//! it like a cancel (pops itself from the top, or leaves it CANCELLED for a
+//! later pop or its own revive).
 //!
 //! Timed-out owner: withdraws the same way, from PARKED. Whoever's CAS on
 //! the word comes first wins: the owner's (timed out, nothing was
-//! delivered) or a notifier's (notified, and the owner reports that).
+//! delivered) or a notifier's (notified, and the owner reports that). An
+//! owner whose `park` returned, for whatever reason, withdraws from
+//! PARKED_EXTERNAL the same way: a park's return is a timeout to the slot,
+//! unless a notifier's CAS came first.
 //!
 //! Orderings on the word: atomicity, not ordering, decides every race
 //! above, and each Acquire and Release on it is *defensive*. Each was
@@ -55,6 +62,7 @@ pub(crate) const PARKED: u32 = 2;
 pub(crate) const CANCELLED: u32 = 3;
 pub(crate) const SIGNALED: u32 = 4;
 pub(crate) const TARGETED: u32 = 5;
+pub(crate) const PARKED_EXTERNAL: u32 = 6;
 
 /// The name of a slot state, for messages.
 pub(crate) fn state_name(state: u32) -> &'static str {
@@ -65,6 +73,7 @@ pub(crate) fn state_name(state: u32) -> &'static str {
         CANCELLED => "cancelled",
         SIGNALED => "signaled",
         TARGETED => "targeted",
+        PARKED_EXTERNAL => "parked externally",
         _ => "invalid",
     }
 }
@@ -76,6 +85,9 @@ pub(crate) enum Delivery {
     Signalled,
     /// The owner was asleep: woken with one futex wake.
     Woken,
+    /// The owner was asleep in its caller's `park`: woken with one call of
+    /// the notifier's `Unpark` hook.
+    Unpark,
     /// The slot had been cancelled or already woken by a targeted wake:
     /// nobody was newly notified.
     Skipped,
@@ -202,7 +214,7 @@ impl Slot {
         let mut current = word.load(Ordering::Acquire);
         loop {
             let outcome = match current {
-                PREPARED | PARKED => Withdrawal::Withdrawn,
+                PREPARED | PARKED | PARKED_EXTERNAL => Withdrawal::Withdrawn,
                 TARGETED => Withdrawal::Targeted,
                 SIGNALED => {
                     // Popped and notified: off the stack, ours to free.
@@ -226,19 +238,25 @@ impl Slot {
         self.futex.word().store(IDLE, Ordering::Release);
     }
 
-    /// The owner's commit: sleep until notified (popped, or targeted), or
-    /// until `deadline` if one is given.
+    /// The owner's commit: PREPARED → `parked` (PARKED or
+    /// PARKED_EXTERNAL) announces that it is about to sleep. If a notifier
+    /// got here first it never sleeps: the error says how its wait ended.
+    /// Acquire on both outcomes, and on the loads after the sleep: a
+    /// delivery's Release happens before whatever the owner does next.
+    /// Defensive (module docs, "Orderings").
+    #[inline]
+    pub(crate) fn commit(&self, parked: u32) -> Result<(), ParkEnd> {
+        self.futex
+            .word()
+            .compare_exchange(PREPARED, parked, Ordering::Acquire, Ordering::Acquire)
+            .map(drop)
+            .map_err(end_of_wait)
+    }
+
+    /// After a successful [`commit`](Slot::commit) to PARKED: sleep until
+    /// notified (popped, or targeted), or until `deadline` if one is given.
     pub(crate) fn park(&self, deadline: Option<std::time::Instant>) -> ParkEnd {
         let word = self.futex.word();
-        // PREPARED -> PARKED announces that we are about to sleep. If a
-        // notifier got here first we never sleep. Acquire on both outcomes,
-        // and on the loads below: a delivery's Release happens before
-        // whatever we do next. Defensive (module docs, "Orderings").
-        if let Err(now) =
-            word.compare_exchange(PREPARED, PARKED, Ordering::Acquire, Ordering::Acquire)
-        {
-            return end_of_wait(now);
-        }
         loop {
             // Loop over spurious returns: only a notifier lets us go.
             let now = word.load(Ordering::Acquire);
@@ -258,8 +276,29 @@ impl Slot {
         }
     }
 
+    /// After a successful [`commit`](Slot::commit) to PARKED_EXTERNAL:
+    /// sleep once in the caller's `park`, then read how the wait ended. A
+    /// word still PARKED_EXTERNAL means no wake came (the park timed out,
+    /// returned spuriously or for its own reason): that is
+    /// [`ParkEnd::TimedOut`], and the owner withdraws as on a timeout.
+    pub(crate) fn park_external(
+        &self,
+        deadline: Option<std::time::Instant>,
+        mut park: impl FnMut(Option<std::time::Instant>),
+    ) -> ParkEnd {
+        park(deadline);
+        // Acquire, defensive as the others (module docs, "Orderings"); a
+        // stale PARKED_EXTERNAL only sends the owner to withdraw, whose CAS
+        // then finds what the notifier wrote.
+        match self.futex.word().load(Ordering::Acquire) {
+            PARKED_EXTERNAL => ParkEnd::TimedOut,
+            now => end_of_wait(now),
+        }
+    }
+
     /// Deliver a notification to a slot this notifier has just popped. For
-    /// [`Delivery::Woken`] the caller must then call [`Slot::wake`].
+    /// [`Delivery::Woken`] the caller must then call [`Slot::wake`], and for
+    /// [`Delivery::Unpark`] the notifier's hook.
     pub(crate) fn deliver(&self) -> Delivery {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Relaxed);
@@ -269,6 +308,7 @@ impl Slot {
             let (new, delivery) = match current {
                 PREPARED => (SIGNALED, Delivery::Signalled),
                 PARKED => (SIGNALED, Delivery::Woken),
+                PARKED_EXTERNAL => (SIGNALED, Delivery::Unpark),
                 CANCELLED => (IDLE, Delivery::Skipped),
                 // Already woken by a targeted wake: off the stack now, and
                 // the owner (still holding its token) sees SIGNALED.
@@ -286,23 +326,29 @@ impl Slot {
         }
     }
 
-    /// Targeted wake, without popping: true if the owner was waiting
-    /// (prepared or parked) and is now woken.
-    pub(crate) fn wake_in_place(&self) -> bool {
+    /// Targeted wake, without popping: what it delivered to an owner that
+    /// was waiting (prepared, parked or parked externally), or
+    /// [`Delivery::Skipped`] if it was not. For [`Delivery::Woken`] the
+    /// futex wake is made here; for [`Delivery::Unpark`] the caller calls
+    /// the notifier's hook.
+    pub(crate) fn wake_in_place(&self) -> Delivery {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Acquire);
         loop {
-            if current != PREPARED && current != PARKED {
-                return false;
-            }
+            let delivery = match current {
+                PREPARED => Delivery::Signalled,
+                PARKED => Delivery::Woken,
+                PARKED_EXTERNAL => Delivery::Unpark,
+                _ => return Delivery::Skipped,
+            };
             // Release pairs with the owner's Acquire in `park`; defensive,
             // as is the load above (module docs, "Orderings").
             match word.compare_exchange(current, TARGETED, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
-                    if current == PARKED {
+                    if delivery == Delivery::Woken {
                         self.futex.wake_one();
                     }
-                    return true;
+                    return delivery;
                 }
                 Err(now) => current = now,
             }
