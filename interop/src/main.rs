@@ -84,8 +84,19 @@ enum Command {
         #[arg(long)]
         no_stock: bool,
     },
-    /// Only apply the tokio edit to a scratch copy and print what it changed.
-    TokioPatch,
+    /// Apply the tokio edit to a scratch copy and print what it changed;
+    /// with `--out`, write a patched tokio for your own project instead.
+    TokioPatch {
+        /// Write the patched tokio here (a new or empty directory), for a
+        /// `[patch.crates-io]` of your project.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The eventcount the copy depends on, by path (written into its
+        /// manifest as given; a relative path is read from --out). By
+        /// default, this checkout.
+        #[arg(long, requires = "out")]
+        eventcount: Option<PathBuf>,
+    },
 }
 
 /// A protocol choice on the command line.
@@ -247,7 +258,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let tokio = matches!(
         cli.command,
-        Command::TokioSuite { .. } | Command::TokioPatch
+        Command::TokioSuite { .. } | Command::TokioPatch { .. }
     );
     let scratch = cli.scratch.unwrap_or_else(|| {
         let name = if tokio {
@@ -303,10 +314,29 @@ fn main() -> ExitCode {
                 .collect();
             tokio_suite::run(&scratch, &builds, &tests)
         }
-        Command::TokioPatch => tokio_patch::prepare(&scratch).map(|trees| {
+        Command::TokioPatch { out: None, .. } => tokio_patch::prepare(&scratch).map(|trees| {
             print!("{}", trees.edit);
             true
         }),
+        Command::TokioPatch {
+            out: Some(out),
+            eventcount,
+        } => {
+            let eventcount = eventcount.unwrap_or_else(repo_root);
+            tokio_patch::export(&scratch, &out, &eventcount).map(|edit| {
+                print!("{edit}");
+                println!(
+                    "wrote a patched tokio {} to {}; in your project's Cargo.toml:\n\n\
+                     [dependencies]\ntokio = {{ version = \"={}\", features = [\"full\", \
+                     \"eventcount-notifier\"] }}\n\n[patch.crates-io]\ntokio = {{ path = {} }}",
+                    sources::TOKIO_VERSION,
+                    out.display(),
+                    sources::TOKIO_VERSION,
+                    serde_json::Value::String(out.display().to_string()),
+                );
+                true
+            })
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -174,6 +174,28 @@ pub fn prepare(scratch: &Path) -> Result<Trees, Error> {
     })
 }
 
+/// Write a patched tokio for a user's project into `out` (created; it
+/// must not exist or be empty), with eventcount by `eventcount`: a path
+/// written into the copy's manifest as given, so a relative one is read
+/// from `out`. Unlike the scratch copies, it gets no manifest lines for
+/// tokio's own tests.
+pub fn export(scratch: &Path, out: &Path, eventcount: &Path) -> Result<EditReport, Error> {
+    let not_empty = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
+    if not_empty {
+        return Err(format!(
+            "--out {}: the directory exists and is not empty; give a new one",
+            out.display()
+        ));
+    }
+    let source = sources::fetch_tokio(scratch)?;
+    cmd::copy_tree(&source, out)?;
+    let lock = out.join("Cargo.lock");
+    if lock.exists() {
+        std::fs::remove_file(&lock).map_err(|err| format!("removing {}: {err}", lock.display()))?;
+    }
+    apply(out, eventcount)
+}
+
 /// Copy tokio to `to`, change it with `change`, and make it build on its
 /// own (see the module docs).
 fn copy(

@@ -1,8 +1,9 @@
 //! tokio's own tests of its multi-thread runtime, on stock tokio and on
 //! tokio parked on each of eventcount's protocols (`tokio-suite`).
 //!
-//! The tests are the files under tokio's `tests/` that build a
-//! multi-thread runtime (their text names `multi_thread`). Each build is
+//! The tests are the files under tokio's `tests/` that use the
+//! multi-thread runtime: their text names `multi_thread` (a builder, a
+//! flavor) or the `rt-multi-thread` feature. Each build is
 //! compiled once, with `--no-run`, and each test file's binary is then run
 //! on its own, with a watchdog, so that every count belongs to one file and
 //! a crash or a hang is charged to the file it happened in.
@@ -48,7 +49,8 @@ pub fn test_files(tokio: &Path, only: &[String]) -> Result<Vec<String>, Error> {
         else {
             continue;
         };
-        if cmd::read(&path)?.contains("multi_thread") {
+        let text = cmd::read(&path)?;
+        if text.contains("multi_thread") || text.contains("rt-multi-thread") {
             files.push(name.to_string());
         }
     }
