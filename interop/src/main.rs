@@ -16,6 +16,7 @@ mod export;
 mod patch;
 mod sources;
 mod suite;
+mod tokio_bench;
 mod tokio_patch;
 mod tokio_suite;
 
@@ -84,6 +85,11 @@ enum Command {
         #[arg(long)]
         no_stock: bool,
     },
+    /// Build stock tokio and tokio on both protocols (with tokio's idle
+    /// policy and with eventcount's default), run the same workloads on
+    /// all of them in rotated order, and print same-round ratios against
+    /// stock tokio.
+    TokioBench(tokio_bench::Options),
     /// Apply the tokio edit to a scratch copy and print what it changed;
     /// with `--out`, write a patched tokio for your own project instead.
     TokioPatch {
@@ -258,7 +264,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let tokio = matches!(
         cli.command,
-        Command::TokioSuite { .. } | Command::TokioPatch { .. }
+        Command::TokioSuite { .. } | Command::TokioPatch { .. } | Command::TokioBench(_)
     );
     let scratch = cli.scratch.unwrap_or_else(|| {
         let name = if tokio {
@@ -314,6 +320,7 @@ fn main() -> ExitCode {
                 .collect();
             tokio_suite::run(&scratch, &builds, &tests)
         }
+        Command::TokioBench(options) => tokio_bench::run(&scratch, &options),
         Command::TokioPatch { out: None, .. } => tokio_patch::prepare(&scratch).map(|trees| {
             print!("{}", trees.edit);
             true
