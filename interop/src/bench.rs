@@ -128,7 +128,7 @@ fn sweep_builds(protocol: budgets::Protocol) -> (&'static Build, &'static Build)
 }
 
 /// The second stock run of every round: the same binary as `STOCK`.
-const STOCK_AGAIN: &str = "stock again";
+pub(crate) const STOCK_AGAIN: &str = "stock again";
 
 const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static str>) -> Build {
     Build {
@@ -732,19 +732,20 @@ fn workload(binary: &Path, args: &[String], budget_us: Option<u32>) -> Result<Va
     })
 }
 
-/// One metric of one case: medians and same-round ratios.
-struct Row {
-    bench: &'static str,
-    case: String,
-    metric: &'static str,
-    medians: BTreeMap<String, f64>,
+/// One metric of one case: medians and same-round ratios (tokio-bench
+/// reports its rows with it too).
+pub(crate) struct Row {
+    pub(crate) bench: &'static str,
+    pub(crate) case: String,
+    pub(crate) metric: &'static str,
+    pub(crate) medians: BTreeMap<String, f64>,
     /// Per build other than stock: (median, min, max) of the per-round
     /// ratios to stock.
-    ratios: BTreeMap<String, (f64, f64, f64)>,
+    pub(crate) ratios: BTreeMap<String, (f64, f64, f64)>,
 }
 
 impl Row {
-    fn new(
+    pub(crate) fn new(
         bench: &'static str,
         case: &str,
         metric: &'static str,
@@ -787,7 +788,7 @@ impl Row {
     }
 
     /// Where `build`'s median ratio sits against the stock-vs-stock band.
-    fn verdict(&self, build: &str) -> &'static str {
+    pub(crate) fn verdict(&self, build: &str) -> &'static str {
         let (Some(&(ratio, _, _)), Some(&(_, low, high))) =
             (self.ratios.get(build), self.ratios.get(STOCK_AGAIN))
         else {
@@ -802,7 +803,7 @@ impl Row {
         }
     }
 
-    fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let ratios: serde_json::Map<String, Value> = self
             .ratios
             .iter()
@@ -877,7 +878,7 @@ fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String 
     out
 }
 
-fn number(v: f64) -> String {
+pub(crate) fn number(v: f64) -> String {
     match v.abs() {
         a if !a.is_finite() => "-".into(),
         a if a >= 100.0 => format!("{v:.0}"),

@@ -149,6 +149,20 @@ pub fn same_files(a: &Path, b: &Path, extra_in_b: &[&str]) -> Result<bool, Error
     Ok(true)
 }
 
+/// Put the freshly written tree `fresh` at `root`, unless `root` already
+/// holds the same files (`same_files`, with `extra_in_root` the files a
+/// build adds there): then `fresh` goes and `root` stays, so that the
+/// builds made from it stay fresh.
+pub fn keep_if_same(fresh: &Path, root: &Path, extra_in_root: &[&str]) -> Result<(), Error> {
+    if same_files(fresh, root, extra_in_root)? {
+        remove_tree(fresh)
+    } else {
+        remove_tree(root)?;
+        fs::rename(fresh, root)
+            .map_err(|err| format!("renaming {} to {}: {err}", fresh.display(), root.display()))
+    }
+}
+
 /// Remove `dir` if it exists.
 pub fn remove_tree(dir: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(dir) {

@@ -16,21 +16,26 @@ mod export;
 mod patch;
 mod sources;
 mod suite;
+mod tokio_bench;
+mod tokio_patch;
+mod tokio_suite;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// rayon-core 1.13 and rayon 1.12 on eventcount's sleep protocols.
+/// rayon-core 1.13, rayon 1.12 and tokio 1.54's multi-thread scheduler on
+/// eventcount's sleep protocols.
 #[derive(Parser)]
 #[command(name = "rayon-interop", version, about)]
 struct Cli {
-    /// Where the scratch copies, builds and results go [default: the
-    /// checkout's target/rayon-interop when run inside it, else a directory
-    /// under the system's temporary one].
-    #[arg(long, hide_default_value = true, default_value_os_t = default_scratch())]
-    scratch: PathBuf,
+    /// Where the scratch copies, builds and results go [default: inside
+    /// the checkout this tool was built from, its target/rayon-interop, or
+    /// target/tokio-interop for the tokio commands; run anywhere else, a
+    /// directory under the system's temporary one].
+    #[arg(long)]
+    scratch: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -64,6 +69,42 @@ enum Command {
     /// crate's tests on it: a `par_iter` sum, a `join` recursion, and the
     /// line that `EVENTCOUNT_LOG=1` prints.
     DownstreamCheck(downstream::Options),
+    /// Patch tokio and run tokio's own tests of its multi-thread runtime
+    /// on stock tokio and on each protocol.
+    TokioSuite {
+        /// Which protocol(s) tokio's workers park on (stock runs too).
+        #[arg(value_enum, default_value_t = Which::All)]
+        protocol: Which,
+        /// Run only these test files (tokio's `--test` names), not every
+        /// file that builds a multi-thread runtime.
+        #[arg(long = "test")]
+        tests: Vec<String>,
+        /// Run the patched builds on eventcount's default idle policy, not
+        /// on `IdlePolicy::tokio()`.
+        #[arg(long)]
+        default_policy: bool,
+        /// Leave stock tokio out.
+        #[arg(long)]
+        no_stock: bool,
+    },
+    /// Build stock tokio and tokio on both protocols (with tokio's idle
+    /// policy and with eventcount's default), run the same workloads on
+    /// all of them in rotated order, and print same-round ratios against
+    /// stock tokio.
+    TokioBench(tokio_bench::Options),
+    /// Apply the tokio edit to a scratch copy and print what it changed;
+    /// with `--out`, write a patched tokio for your own project instead.
+    TokioPatch {
+        /// Write the patched tokio here (a new or empty directory), for a
+        /// `[patch.crates-io]` of your project.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The eventcount the copy depends on, by path (written into its
+        /// manifest as given; a relative path is read from --out). By
+        /// default, this checkout.
+        #[arg(long, requires = "out")]
+        eventcount: Option<PathBuf>,
+    },
 }
 
 /// A protocol choice on the command line.
@@ -223,10 +264,10 @@ pub fn repo_root() -> PathBuf {
 
 /// Where scratch work goes unless --scratch says: inside the checkout this
 /// tool was built from (the suites, the benchmark, CI), its
-/// `target/rayon-interop`; run anywhere else, as `export` is after `cargo
+/// `target/<name>`; run anywhere else, as `export` is after `cargo
 /// install`, a directory under the system's temporary one, so that nothing
 /// is written into cargo's copy of the sources.
-fn default_scratch() -> PathBuf {
+fn default_scratch(name: &str) -> PathBuf {
     let root = repo_root();
     let inside = std::env::current_dir()
         .and_then(|cwd| cwd.canonicalize())
@@ -234,9 +275,9 @@ fn default_scratch() -> PathBuf {
         .zip(root.canonicalize().ok())
         .is_some_and(|(cwd, root)| cwd.starts_with(root));
     if inside {
-        root.join("target").join("rayon-interop")
+        root.join("target").join(name)
     } else {
-        std::env::temp_dir().join("eventcount-rayon-interop")
+        std::env::temp_dir().join(format!("eventcount-{name}"))
     }
 }
 
@@ -244,8 +285,20 @@ fn main() -> ExitCode {
     // The CPU hogs of the bench's B9 are this program again.
     eventcount_workload::hog::run_if_hog();
     let cli = Cli::parse();
+    let tokio = matches!(
+        cli.command,
+        Command::TokioSuite { .. } | Command::TokioPatch { .. } | Command::TokioBench(_)
+    );
+    let scratch = cli.scratch.unwrap_or_else(|| {
+        let name = if tokio {
+            "tokio-interop"
+        } else {
+            "rayon-interop"
+        };
+        default_scratch(name)
+    });
     let result = match cli.command {
-        Command::Patch => patch::prepare(&cli.scratch).map(|tree| {
+        Command::Patch => patch::prepare(&scratch).map(|tree| {
             print!("{}", tree.edit);
             true
         }),
@@ -260,14 +313,60 @@ fn main() -> ExitCode {
                 Which::All => Protocol::ALL.to_vec(),
             };
             let policy = policy.and_then(|p| POLICY_FEATURES.into_iter().find(|&f| f == p));
-            suite::run(&cli.scratch, &protocols, !core_only, policy)
+            suite::run(&scratch, &protocols, !core_only, policy)
         }
-        Command::Bench(options) => bench::run(&cli.scratch, &options),
-        Command::Export(options) => export::run(&cli.scratch, &options).map(|done| {
+        Command::Bench(options) => bench::run(&scratch, &options),
+        Command::Export(options) => export::run(&scratch, &options).map(|done| {
             print!("{done}");
             true
         }),
-        Command::DownstreamCheck(options) => downstream::run(&cli.scratch, &options),
+        Command::DownstreamCheck(options) => downstream::run(&scratch, &options),
+        Command::TokioSuite {
+            protocol,
+            tests,
+            default_policy,
+            no_stock,
+        } => {
+            let protocols: Vec<Protocol> = match protocol {
+                Which::Jec => vec![Protocol::Jec],
+                Which::Notifier => vec![Protocol::Notifier],
+                Which::All => Protocol::ALL.to_vec(),
+            };
+            let patched = protocols.into_iter().map(|p| tokio_patch::TokioBuild {
+                protocol: Some(p),
+                default_policy,
+            });
+            let builds: Vec<_> = (!no_stock)
+                .then_some(tokio_patch::TokioBuild::STOCK)
+                .into_iter()
+                .chain(patched)
+                .collect();
+            tokio_suite::run(&scratch, &builds, &tests)
+        }
+        Command::TokioBench(options) => tokio_bench::run(&scratch, &options),
+        Command::TokioPatch { out: None, .. } => tokio_patch::prepare(&scratch).map(|trees| {
+            print!("{}", trees.edit);
+            true
+        }),
+        Command::TokioPatch {
+            out: Some(out),
+            eventcount,
+        } => {
+            let eventcount = eventcount.unwrap_or_else(repo_root);
+            tokio_patch::export(&scratch, &out, &eventcount).map(|edit| {
+                print!("{edit}");
+                println!(
+                    "wrote a patched tokio {} to {}; in your project's Cargo.toml:\n\n\
+                     [dependencies]\ntokio = {{ version = \"={}\", features = [\"full\", \
+                     \"eventcount-notifier\"] }}\n\n[patch.crates-io]\ntokio = {{ path = {} }}",
+                    sources::TOKIO_VERSION,
+                    out.display(),
+                    sources::TOKIO_VERSION,
+                    serde_json::Value::String(out.display().to_string()),
+                );
+                true
+            })
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -165,13 +165,7 @@ rayon-core = { path = "rayon-core" }
 "#,
     )?;
     // cargo adds the lock file; nothing else writes to the workspace.
-    if cmd::same_files(&fresh, &root, &["Cargo.lock"])? {
-        cmd::remove_tree(&fresh)?;
-    } else {
-        cmd::remove_tree(&root)?;
-        std::fs::rename(&fresh, &root)
-            .map_err(|err| format!("renaming {} to {}: {err}", fresh.display(), root.display()))?;
-    }
+    cmd::keep_if_same(&fresh, &root, &["Cargo.lock"])?;
     Ok(Tree { root, edit })
 }
 

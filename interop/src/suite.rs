@@ -61,9 +61,9 @@ impl Suite {
 pub(crate) struct Counts {
     pub(crate) passed: usize,
     pub(crate) failed: usize,
-    ignored: usize,
-    failed_names: Vec<String>,
-    ignored_names: Vec<String>,
+    pub(crate) ignored: usize,
+    pub(crate) failed_names: Vec<String>,
+    pub(crate) ignored_names: Vec<String>,
     /// Test binaries that started but printed no result (crashed).
     unfinished: usize,
 }
