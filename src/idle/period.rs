@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(pool.slots.taken(), 1);
         // After an empty wake it searches again, and it learns nothing.
         period.phase = Phase::Sleep;
-        period.sleeping();
+        period.sleeping(&worker.counters);
         period.woken(&worker.counters);
         let steps = phase(&mut period, &policy, &worker, &pool);
         assert_eq!(searches(&steps), PRESSURED_ROUNDS as usize);
