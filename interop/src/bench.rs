@@ -18,11 +18,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eventcount_workload::budgets::{self, Budgets, Protocols};
 use eventcount_workload::hog::Hogs;
 use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
 use eventcount_workload::source_commit;
 use eventcount_workload::stats::{median, rotated};
+use eventcount_workload::sweep::{Budgets, Protocol as Swept, Protocols};
 use eventcount_workload::ticks::GAPS;
 use serde_json::{json, Value};
 
@@ -106,16 +106,16 @@ const FIXED: [Build; 2] = [
 ];
 
 /// A protocol of the sweep as this tool names it.
-fn sweep_protocol(protocol: budgets::Protocol) -> Protocol {
+fn sweep_protocol(protocol: Swept) -> Protocol {
     match protocol {
-        budgets::Protocol::Jec => Protocol::Jec,
-        budgets::Protocol::Notifier => Protocol::Notifier,
+        Swept::Jec => Protocol::Jec,
+        Swept::Notifier => Protocol::Notifier,
     }
 }
 
 /// The build that sweeps `protocol`'s budgets, and the one that runs its
 /// default policy (the oracle's comparison).
-fn sweep_builds(protocol: budgets::Protocol) -> (&'static Build, &'static Build) {
+fn sweep_builds(protocol: Swept) -> (&'static Build, &'static Build) {
     let protocol = Some(sweep_protocol(protocol));
     let fixed = FIXED.iter().find(|b| b.protocol == protocol);
     let default = PATCHED
@@ -388,7 +388,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let tree = patch::prepare(scratch)?;
     let mut builds: Vec<&Build> = vec![&STOCK];
     builds.extend(options.builds.0.iter().copied());
-    let sweep: &[budgets::Protocol] = options.oracle.as_ref().map_or(&[], |p| p.list());
+    let sweep: &[Swept] = options.oracle.as_ref().map_or(&[], |p| p.list());
     let budgets = options.budgets.clone().unwrap_or_default();
     for &protocol in sweep {
         // The oracle measures the default against the budgets: both run.
@@ -554,7 +554,7 @@ struct OracleRow {
     bench: &'static str,
     case: String,
     metric: &'static str,
-    protocol: budgets::Protocol,
+    protocol: Swept,
     oracle: Oracle,
 }
 
@@ -580,12 +580,7 @@ impl OracleRow {
 /// The oracle of one latency row against the waste row of the same case,
 /// for `protocol`: `None` without a band (no second stock run) or without
 /// stock's waste.
-fn oracle_of(
-    latency: &Row,
-    waste: &Row,
-    protocol: budgets::Protocol,
-    budgets: &Budgets,
-) -> Option<Oracle> {
+fn oracle_of(latency: &Row, waste: &Row, protocol: Swept, budgets: &Budgets) -> Option<Oracle> {
     let &(_, low, high) = latency.ratios.get(STOCK_AGAIN)?;
     let band = Band { low, high };
     let measured = |name: &str| Measured {
@@ -907,7 +902,7 @@ mod tests {
         assert_eq!(options.oracle, Some(Protocols::default()));
         assert_eq!(options.budgets, None);
         let options = parse(&["--oracle", "jec", "--budgets", "25"]).unwrap();
-        assert_eq!(options.oracle.unwrap().list(), &[budgets::Protocol::Jec]);
+        assert_eq!(options.oracle.unwrap().list(), &[Swept::Jec]);
         assert_eq!(options.budgets.unwrap().us(), &[25]);
         assert!(parse(&[]).unwrap().oracle.is_none());
     }
@@ -929,7 +924,7 @@ mod tests {
 
     #[test]
     fn each_swept_protocol_has_a_fixed_build_and_its_default() {
-        for protocol in budgets::Protocol::ALL {
+        for protocol in Swept::ALL {
             let (fixed, default) = sweep_builds(protocol);
             assert_eq!(fixed.protocol, Some(sweep_protocol(protocol)));
             assert_eq!(default.protocol, fixed.protocol);
@@ -999,7 +994,7 @@ mod tests {
             ]),
         );
         let swept: Budgets = "0,25".parse().unwrap();
-        let oracle = oracle_of(&latency, &waste, budgets::Protocol::Jec, &swept).unwrap();
+        let oracle = oracle_of(&latency, &waste, Swept::Jec, &swept).unwrap();
         assert_eq!((oracle.band.low, oracle.band.high), (0.98, 1.03));
         let best = oracle.best.unwrap();
         assert_eq!(best.budget_us, 25, "0 us is out of band");
@@ -1008,7 +1003,7 @@ mod tests {
             bench: "B7",
             case: "case".into(),
             metric: latency.metric,
-            protocol: budgets::Protocol::Jec,
+            protocol: Swept::Jec,
             oracle,
         }
         .to_json();
@@ -1018,6 +1013,6 @@ mod tests {
         // No second stock run: no band, no oracle.
         let mut no_band = latency;
         no_band.ratios.remove(STOCK_AGAIN);
-        assert!(oracle_of(&no_band, &waste, budgets::Protocol::Jec, &swept).is_none());
+        assert!(oracle_of(&no_band, &waste, Swept::Jec, &swept).is_none());
     }
 }
