@@ -157,7 +157,7 @@ readme = read(os.path.join(ROOT, "README.md"))
 src = {rel(p): read(p) for p in files("src/**/*.rs")}
 code_files = [p for pattern in ("src/**/*.rs", "tests/**/*.rs", "examples/**/*.rs",
                                 "interop/**/*.rs", "bench/**/*.rs", "pool/**/*.rs",
-                                "eigen/**/*.rs",
+                                "eigen/**/*.rs", "workload/**/*.rs",
                                 "scripts/*", ".ci/run", "Cargo.toml", "*/Cargo.toml")
               for p in files(pattern)
               # not the checker's test, whose cases plant names on purpose

@@ -48,7 +48,7 @@ CASES = [
     ("a doc names a file by a bare name that no file has",
      [("docs/idle-policy.md", "### Per worker: `Budgets` (`budget.rs`)",
        "### Per worker: `Budgets` (`budgets.rs`)")],
-     "docs/idle-policy.md:61: names budgets.rs, and no file of the repository has that name"),
+     "names budgets.rs, and no file of the repository has that name"),
     ("a doc names a plot that does not exist",
      [("docs/benchmarks.md", "| `rayon-b7-cpu-latency.svg`, `rayon-b8-cpu-latency.svg` |",
        "| `rayon-b9-cpu-latency.svg`, `rayon-b8-cpu-latency.svg` |")],

@@ -62,18 +62,20 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
 
 /// The policy of a pool about to be built: `POLICY`, except with the
 /// `fixed-budget` feature, which eventcount's benchmarks use to sweep
-/// fixed search budgets without a build per budget: then `POLICY` with its
-/// search budget fixed at `EVENTCOUNT_SEARCH_BUDGET_US` microseconds, read
-/// from the environment each time a pool is built, and without the switch
-/// to rayon's policy under oversubscription (a fixed point of the sweep
-/// must not adapt).
+/// fixed search budgets on the build of the default policy: there, if
+/// `EVENTCOUNT_SEARCH_BUDGET_US` is set when the pool is built, `POLICY`
+/// with its search budget fixed at that many microseconds and without the
+/// switch to rayon's policy under oversubscription (a fixed point of the
+/// sweep must not adapt).
 fn policy() -> IdlePolicy {
     if !cfg!(feature = "fixed-budget") {
         return POLICY;
     }
     let variable = "EVENTCOUNT_SEARCH_BUDGET_US";
-    let value = std::env::var(variable).unwrap_or_default();
-    let Ok(us) = value.parse::<u64>() else {
+    let Some(value) = std::env::var_os(variable) else {
+        return POLICY;
+    };
+    let Some(us) = value.to_str().and_then(|v| v.parse::<u64>().ok()) else {
         panic!(
             "rayon-core on eventcount, feature fixed-budget: {variable} is {value:?}, \
              not a whole number of microseconds"

@@ -7,22 +7,22 @@
 //! machine, and its spread over the rounds is the band a row must leave to
 //! count as a real difference.
 //!
-//! With `--oracle`, each protocol named is built once more with the
-//! `fixed-budget` feature, and runs once per budget of `--budgets` (the
-//! budget passed in the environment) in the cases with a waste and a
-//! latency (B7-B9); each such row gets the oracle's verdict
-//! (`eventcount_workload::oracle`).
+//! With `--oracle`, the default build of each protocol named also runs
+//! once per budget of `--budgets`, the budget passed in the environment
+//! (those builds carry the shim's `fixed-budget` feature), in the cases
+//! with a waste and a latency (B7-B9); each such row gets the oracle's
+//! verdict (`eventcount_workload::oracle`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eventcount_workload::budgets::{self, Budgets, Protocols};
 use eventcount_workload::hog::Hogs;
 use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
 use eventcount_workload::source_commit;
 use eventcount_workload::stats::{median, rotated};
+use eventcount_workload::sweep::{Budgets, Protocol as Swept, Protocols};
 use eventcount_workload::ticks::GAPS;
 use serde_json::{json, Value};
 
@@ -69,8 +69,9 @@ pub struct Build {
     protocol: Option<Protocol>,
     /// The patched rayon-core's policy feature, if not the default.
     policy: Option<&'static str>,
-    /// With the `fixed-budget` feature: the budget comes from the
-    /// environment of each run.
+    /// With the `fixed-budget` feature: a run with `BUDGET_VARIABLE` in
+    /// its environment has its search budget fixed at that many µs; a run
+    /// without it runs `policy`.
     fixed_budget: bool,
 }
 
@@ -88,43 +89,17 @@ const BUDGET_FEATURE: &str = "fixed-budget";
 /// The environment variable the shim reads the fixed budget from, in µs.
 const BUDGET_VARIABLE: &str = "EVENTCOUNT_SEARCH_BUDGET_US";
 
-/// The oracle's builds: each protocol on the default policy, its budget
-/// fixed per run.
-const FIXED: [Build; 2] = [
-    Build {
-        name: "jec-fixed",
-        protocol: Some(Protocol::Jec),
-        policy: None,
-        fixed_budget: true,
-    },
-    Build {
-        name: "notifier-fixed",
-        protocol: Some(Protocol::Notifier),
-        policy: None,
-        fixed_budget: true,
-    },
-];
-
-/// A protocol of the sweep as this tool names it.
-fn sweep_protocol(protocol: budgets::Protocol) -> Protocol {
-    match protocol {
-        budgets::Protocol::Jec => Protocol::Jec,
-        budgets::Protocol::Notifier => Protocol::Notifier,
-    }
-}
-
-/// The build that sweeps `protocol`'s budgets, and the one that runs its
-/// default policy (the oracle's comparison).
-fn sweep_builds(protocol: budgets::Protocol) -> (&'static Build, &'static Build) {
-    let protocol = Some(sweep_protocol(protocol));
-    let fixed = FIXED.iter().find(|b| b.protocol == protocol);
-    let default = PATCHED
+/// The build whose runs sweep `protocol`'s budgets: its default, which
+/// also runs without one, the oracle's comparison.
+fn sweep_build(protocol: Swept) -> &'static Build {
+    let protocol = match protocol {
+        Swept::Jec => Protocol::Jec,
+        Swept::Notifier => Protocol::Notifier,
+    };
+    PATCHED
         .iter()
-        .find(|b| b.protocol == protocol && b.policy.is_none());
-    (
-        fixed.expect("a fixed-budget build per protocol"),
-        default.expect("a default build per protocol"),
-    )
+        .find(|b| b.protocol == Some(protocol) && b.policy.is_none())
+        .expect("a default build per protocol")
 }
 
 /// The second stock run of every round: the same binary as `STOCK`.
@@ -135,7 +110,8 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
         name,
         protocol: Some(protocol),
         policy,
-        fixed_budget: false,
+        // The defaults also serve the oracle's budgets: no build more.
+        fixed_budget: policy.is_none(),
     }
 }
 
@@ -388,38 +364,32 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let tree = patch::prepare(scratch)?;
     let mut builds: Vec<&Build> = vec![&STOCK];
     builds.extend(options.builds.0.iter().copied());
-    let sweep: &[budgets::Protocol] = options.oracle.as_ref().map_or(&[], |p| p.list());
+    let sweep: &[Swept] = options.oracle.as_ref().map_or(&[], |p| p.list());
     let budgets = options.budgets.clone().unwrap_or_default();
     for &protocol in sweep {
-        // The oracle measures the default against the budgets: both run.
-        let (fixed, default) = sweep_builds(protocol);
-        for build in [default, fixed] {
-            if !builds.contains(&build) {
-                builds.push(build);
-            }
+        // The oracle measures the default against the budgets, which run
+        // on the same build.
+        let build = sweep_build(protocol);
+        if !builds.contains(&build) {
+            builds.push(build);
         }
     }
     let binaries = build(scratch, &tree.root, &builds)?;
-    // Every round runs the stock binary twice: as "stock" and "stock again";
-    // a fixed-budget build once per budget.
-    let mut runs: Vec<Run> = Vec::new();
-    for b in &builds {
-        let binary = binaries[b.name].as_path();
-        let Some(protocol) = b.fixed_budget.then_some(b.protocol).flatten() else {
-            runs.push(Run {
-                name: b.name.to_string(),
-                binary,
-                budget_us: None,
-            });
-            continue;
-        };
-        let swept = sweep.iter().find(|&&p| sweep_protocol(p) == protocol);
+    // Every round runs the stock binary twice, as "stock" and "stock
+    // again", and a swept protocol's default build once more per budget.
+    let mut runs: Vec<Run> = builds
+        .iter()
+        .map(|b| Run {
+            name: b.name.to_string(),
+            binary: binaries[b.name].as_path(),
+            budget_us: None,
+        })
+        .collect();
+    for &protocol in sweep {
         for &us in budgets.us() {
             runs.push(Run {
-                name: swept
-                    .expect("only swept protocols get a fixed build")
-                    .variant(us),
-                binary,
+                name: protocol.variant(us),
+                binary: binaries[sweep_build(protocol).name].as_path(),
                 budget_us: Some(us),
             });
         }
@@ -554,7 +524,7 @@ struct OracleRow {
     bench: &'static str,
     case: String,
     metric: &'static str,
-    protocol: budgets::Protocol,
+    protocol: Swept,
     oracle: Oracle,
 }
 
@@ -580,19 +550,14 @@ impl OracleRow {
 /// The oracle of one latency row against the waste row of the same case,
 /// for `protocol`: `None` without a band (no second stock run) or without
 /// stock's waste.
-fn oracle_of(
-    latency: &Row,
-    waste: &Row,
-    protocol: budgets::Protocol,
-    budgets: &Budgets,
-) -> Option<Oracle> {
+fn oracle_of(latency: &Row, waste: &Row, protocol: Swept, budgets: &Budgets) -> Option<Oracle> {
     let &(_, low, high) = latency.ratios.get(STOCK_AGAIN)?;
     let band = Band { low, high };
     let measured = |name: &str| Measured {
         latency_ratio: latency.ratios.get(name).map_or(f64::NAN, |r| r.0),
         wasted_us: waste.medians.get(name).copied().unwrap_or(f64::NAN),
     };
-    let (_, default) = sweep_builds(protocol);
+    let default = sweep_build(protocol);
     let swept: Vec<(u32, Measured)> = budgets
         .us()
         .iter()
@@ -714,14 +679,17 @@ serde_json = "1"
 }
 
 /// Run one workload and parse its JSON report.
-/// With `budget_us`, a fixed-budget build's budget goes in its
-/// environment.
+/// With `budget_us`, the budget goes in the run's environment; without,
+/// the variable is removed from it, so that a build with the
+/// `fixed-budget` feature runs its own policy whatever the caller's
+/// environment holds.
 fn workload(binary: &Path, args: &[String], budget_us: Option<u32>) -> Result<Value, Error> {
     let mut command = std::process::Command::new(binary);
     command.args(args);
-    if let Some(us) = budget_us {
-        command.env(BUDGET_VARIABLE, us.to_string());
-    }
+    match budget_us {
+        Some(us) => command.env(BUDGET_VARIABLE, us.to_string()),
+        None => command.env_remove(BUDGET_VARIABLE),
+    };
     let output = cmd::checked(&mut command, Duration::from_secs(120))?;
     serde_json::from_slice(&output.stdout).map_err(|err| {
         format!(
@@ -908,7 +876,7 @@ mod tests {
         assert_eq!(options.oracle, Some(Protocols::default()));
         assert_eq!(options.budgets, None);
         let options = parse(&["--oracle", "jec", "--budgets", "25"]).unwrap();
-        assert_eq!(options.oracle.unwrap().list(), &[budgets::Protocol::Jec]);
+        assert_eq!(options.oracle.unwrap().list(), &[Swept::Jec]);
         assert_eq!(options.budgets.unwrap().us(), &[25]);
         assert!(parse(&[]).unwrap().oracle.is_none());
     }
@@ -929,17 +897,19 @@ mod tests {
     }
 
     #[test]
-    fn each_swept_protocol_has_a_fixed_build_and_its_default() {
-        for protocol in budgets::Protocol::ALL {
-            let (fixed, default) = sweep_builds(protocol);
-            assert_eq!(fixed.protocol, Some(sweep_protocol(protocol)));
-            assert_eq!(default.protocol, fixed.protocol);
-            assert!(fixed.fixed_budget && !default.fixed_budget);
-            assert_eq!((fixed.policy, default.policy), (None, None));
-            assert!(fixed
+    fn a_swept_protocol_runs_its_budgets_on_its_default_build() {
+        for protocol in Swept::ALL {
+            let build = sweep_build(protocol);
+            assert_eq!(build.name, protocol.name());
+            assert_eq!(build.policy, None);
+            assert!(build.fixed_budget);
+            assert!(build
                 .rayon_core()
                 .contains(&format!("\"{BUDGET_FEATURE}\"")));
-            assert!(!default.rayon_core().contains(BUDGET_FEATURE));
+        }
+        // Only the defaults carry the feature.
+        for build in PATCHED.iter().filter(|b| b.policy.is_some()) {
+            assert!(!build.fixed_budget && !build.rayon_core().contains(BUDGET_FEATURE));
         }
     }
 
@@ -1000,7 +970,7 @@ mod tests {
             ]),
         );
         let swept: Budgets = "0,25".parse().unwrap();
-        let oracle = oracle_of(&latency, &waste, budgets::Protocol::Jec, &swept).unwrap();
+        let oracle = oracle_of(&latency, &waste, Swept::Jec, &swept).unwrap();
         assert_eq!((oracle.band.low, oracle.band.high), (0.98, 1.03));
         let best = oracle.best.unwrap();
         assert_eq!(best.budget_us, 25, "0 us is out of band");
@@ -1009,7 +979,7 @@ mod tests {
             bench: "B7",
             case: "case".into(),
             metric: latency.metric,
-            protocol: budgets::Protocol::Jec,
+            protocol: Swept::Jec,
             oracle,
         }
         .to_json();
@@ -1019,6 +989,6 @@ mod tests {
         // No second stock run: no band, no oracle.
         let mut no_band = latency;
         no_band.ratios.remove(STOCK_AGAIN);
-        assert!(oracle_of(&no_band, &waste, budgets::Protocol::Jec, &swept).is_none());
+        assert!(oracle_of(&no_band, &waste, Swept::Jec, &swept).is_none());
     }
 }

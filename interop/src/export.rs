@@ -481,6 +481,9 @@ mod tests {
                 assert!(!shim.contains("feature ="), "a feature is left in:\n{shim}");
                 assert!(!shim.contains("eventcount-choice"));
                 assert_eq!(shim.matches("type Protocol").count(), 1);
+                // What the rest of the shim calls, with no environment read.
+                assert!(shim.contains("\nfn policy() -> IdlePolicy {\n    POLICY\n}\n"));
+                assert!(!shim.contains("EVENTCOUNT_SEARCH_BUDGET_US"));
             }
         }
         assert!(fixed_shim(Protocol::Eigen, Policy::Default).is_err());

@@ -212,8 +212,10 @@ pub fn run_pair<R: Runner + Sync + ?Sized>(
                     own = calling_thread_cpu();
                 });
                 let own = calling_thread_cpu().saturating_sub(own);
-                end.wait(); // this thread reads the process's CPU now
-                end.wait(); // and has read it
+                // Between these two waits the caller reads the CPU, while
+                // this thread is still alive to be counted.
+                end.wait();
+                end.wait();
                 (m, own)
             })
         });

@@ -18,7 +18,7 @@
 //!   [`Workload`], which names one run of any of them.
 //! - The measurement loops that two harnesses share: [`ticks`] (B7) and
 //!   [`control`] (B8, and B9's two pools at once), and B9's CPU [`hog`]s.
-//! - The budget sweep both harnesses run: its command line ([`budgets`])
+//! - The budget sweep both harnesses run: its command line ([`sweep`])
 //!   and its verdict per row ([`oracle`]).
 //! - [`procstat`]: CPU time, context switches and thread states from /proc;
 //!   [`stats`]: medians and percentiles; [`source_commit`]: which commit a
@@ -30,7 +30,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod budgets;
 mod burst;
 pub mod control;
 mod fib;
@@ -43,6 +42,7 @@ pub mod procstat;
 mod rayon_pool;
 mod source;
 pub mod stats;
+pub mod sweep;
 mod tick;
 pub mod ticks;
 mod tree;

@@ -147,3 +147,46 @@ pub fn render(report: &Report, machine: &Machine, opts: &Options) -> String {
     json.push('\n');
     json
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::suite::pools::RAYON_AGAIN;
+
+    #[test]
+    fn the_oracle_rows_carry_the_verdict_with_nulls_where_none_exists() {
+        let mut report = Report::default();
+        for (imp, latency, waste) in [
+            ("rayon", 100.0, 20.0),
+            (RAYON_AGAIN, 101.0, 20.0),
+            ("pool+jec", 100.0, 10.0),
+            ("pool+jec@25us", 100.0, 5.0),
+        ] {
+            for _ in 0..3 {
+                report.add("B7", "c", imp, "p50 latency us", latency);
+                report.add("B7", "c", imp, oracle::WASTE, waste);
+            }
+        }
+        let machine = Machine {
+            cpu: "CPU".into(),
+            cpus: 2,
+            kernel: "6.1".into(),
+            rustc: "rustc".into(),
+        };
+        let opts = Options::parse_from(["bench-report", "--oracle", "jec", "--budgets", "25"]);
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&report, &machine, &opts)).unwrap();
+        assert_eq!(json["config"]["oracle"], serde_json::json!(["jec"]));
+        assert_eq!(json["config"]["budgets_us"], serde_json::json!([25]));
+        let row = &json["oracle"][0];
+        assert_eq!(row["metric"], "p50 latency us");
+        assert_eq!(row["protocol"], "jec");
+        assert_eq!(row["oracle_budget_us"], 25.0);
+        assert_eq!(row["distance"], 2.0);
+        assert_eq!(row["nearest_budget_us"], serde_json::Value::Null);
+        assert_eq!(row["default_in_band"], true);
+        assert!(row["summary"].as_str().unwrap().starts_with("oracle 25us"));
+    }
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use eventcount::IdlePolicy;
 use eventcount_pool::PoolKind;
-use eventcount_workload::budgets::{Budgets, Protocols};
+use eventcount_workload::sweep::{Budgets, Protocols};
 
 const BENCHMARKS: &str = "\
 BENCHMARKS:

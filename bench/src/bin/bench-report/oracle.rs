@@ -2,9 +2,9 @@
 //! its latency metrics, per protocol, the best fixed budget in band and
 //! the default's distance from it (`eventcount_workload::oracle`).
 
-use eventcount_workload::budgets::Protocol;
 use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
 use eventcount_workload::stats::median;
+use eventcount_workload::sweep::Protocol;
 
 use crate::options::Options;
 use crate::report::Report;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use eventcount::IdlePolicy;
 use eventcount_pool::{AnyPool, PoolKind};
-use eventcount_workload::budgets::Protocol;
+use eventcount_workload::sweep::Protocol;
 
 use crate::options::Options;
 use crate::report::Report;
