@@ -446,13 +446,10 @@ CASES = [
         "the slot is freed while still on the waiter stack",
     ),
     (
-        "external park: notify_all does not call the hook (NotifierSleep mixed pool)",
+        "external park: a pop does not call the hook (NotifierSleep mixed pool)",
         "src/notifier/mod.rs",
-        """                Delivery::Unpark => {
-                    self.unpark(wid);
-                    released += 1;
-                }""",
-        """                Delivery::Unpark => released += 1,""",
+        """                        Delivery::Unpark => self.unpark(top),""",
+        """                        Delivery::Unpark => {}""",
         "models::external_park::notifier_sleep_mixed_parking",
         "the externally parked worker is never unparked",
     ),
