@@ -503,7 +503,10 @@ fn default_policy_probes_one_round_before_it_gets_sleepy() {
     let mut idle = sleep.start_looking(0);
     let check = FinalCheck::new();
     sleep.no_work_found(&mut idle, &latch, check.unreached());
-    assert!(sleep.counters().jec_is_active(), "sleepy at the probe round");
+    assert!(
+        sleep.counters().jec_is_active(),
+        "sleepy at the probe round"
+    );
     assert_eq!(idle.rounds(), 1);
     sleepy_round(&sleep, &mut idle, &latch, "the round after the probe");
     let found = final_check_finds_work(&sleep, &mut idle, &latch);
