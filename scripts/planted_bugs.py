@@ -226,13 +226,13 @@ CASES = [
         "src/jec/mod.rs",
         [
             ("""        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.period.slot);""",
+        self.pool.slots.release(&mut idle.period.slot);""",
              """        let before = self.counters.sub_inactive();
         let held = idle.period.slot;
-        self.slots.release(&mut idle.period.slot);"""),
+        self.pool.slots.release(&mut idle.period.slot);"""),
             ("""            if before.awake_but_idle() == 1 {
                 before.sleeping().min(1)""",
-             """            if held && self.slots.taken() == 0 {
+             """            if held && self.pool.slots.taken() == 0 {
                 before.sleeping().min(1)"""),
         ],
         None,
@@ -260,7 +260,7 @@ CASES = [
         "jec, searcher cap: the end of a search keeps its slot",
         "src/jec/mod.rs",
         """        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.period.slot);""",
+        self.pool.slots.release(&mut idle.period.slot);""",
         """        let before = self.counters.sub_inactive();""",
         "models::join::jec_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
@@ -268,7 +268,7 @@ CASES = [
     (
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
         "src/notifier/sleep.rs",
-        """        self.slots.release(&mut idle.period.slot);
+        """        self.pool.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {""",
         """        let hand_off = match idle.prepared.take() {""",
         "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
