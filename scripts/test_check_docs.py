@@ -48,7 +48,7 @@ CASES = [
     ("a doc names a file by a bare name that no file has",
      [("docs/idle-policy.md", "### Per worker: `Budgets` (`budget.rs`)",
        "### Per worker: `Budgets` (`budgets.rs`)")],
-     "docs/idle-policy.md:54: names budgets.rs, and no file of the repository has that name"),
+     "names budgets.rs, and no file of the repository has that name"),
     ("the README names a plot that does not exist",
      [("README.md", "(docs/plots/rayon-b7-cpu-latency.svg)",
        "(docs/plots/rayon-b9-cpu-latency.svg)")],
