@@ -266,13 +266,13 @@ CASES = [
         "src/jec/mod.rs",
         [
             ("""        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.period.slot);""",
+        self.pool.slots.release(&mut idle.period.slot);""",
              """        let before = self.counters.sub_inactive();
         let held = idle.period.slot;
-        self.slots.release(&mut idle.period.slot);"""),
+        self.pool.slots.release(&mut idle.period.slot);"""),
             ("""            if before.awake_but_idle() == 1 {
                 before.sleeping().min(1)""",
-             """            if held && self.slots.taken() == 0 {
+             """            if held && self.pool.slots.taken() == 0 {
                 before.sleeping().min(1)"""),
         ],
         None,
@@ -300,7 +300,7 @@ CASES = [
         "jec, searcher cap: the end of a search keeps its slot",
         "src/jec/mod.rs",
         """        let before = self.counters.sub_inactive();
-        self.slots.release(&mut idle.period.slot);""",
+        self.pool.slots.release(&mut idle.period.slot);""",
         """        let before = self.counters.sub_inactive();""",
         "models::join::jec_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
@@ -308,7 +308,7 @@ CASES = [
     (
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
         "src/notifier/sleep.rs",
-        """        self.slots.release(&mut idle.period.slot);
+        """        self.pool.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {""",
         """        let hand_off = match idle.prepared.take() {""",
         "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
@@ -545,41 +545,40 @@ CASES = [
         "nobody wakes the sleeper for it",
     ),
     (
-        "jec, pressure: a pressured phase tries to sleep without the sleepy announcement",
-        "src/idle/period.rs",
-        """            self.end_searching(&worker.counters);
-            self.phase = Phase::Sleepy;""",
-        """            self.end_searching(&worker.counters);
-            self.phase = if self.pressured { Phase::Sleep } else { Phase::Sleepy };""",
+        "jec, pressure (injected job): a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
         "models::protocols::jec_sleep_injected_job_runs_oversubscribed",
-        "the sleep step finds no sleepy JEC to register against",
+        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
+        "it never took when it gets sleepy",
     ),
     (
-        "jec, pressure: the waker frees a claimed sleeper without the futex wake",
-        "src/jec/worker.rs",
-        """        self.futex.word().store(AWAKE, Ordering::Release);
-        self.futex.wake_one();""",
-        """        self.futex.word().store(AWAKE, Ordering::Release);""",
+        "jec, pressure (latch): a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
         "models::protocols::jec_sleep_latch_wakes_owner_oversubscribed",
-        "after its pressured rounds the owner sleeps on its latch; the setter claims it and never wakes it",
+        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
+        "it never took when it gets sleepy",
     ),
     (
-        "notifier_sleep, pressure: the latch says SLEEPING before the owner is on the stack",
-        "src/notifier/sleep.rs",
-        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
-        """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
-        self.notifier.cancel_wait(wait);
-        let wait = self.notifier.prepare_wait(idle.worker);""",
-        "models::protocols::notifier_sleep_latch_wakes_owner_oversubscribed",
-        "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
-    ),
-    (
-        "notifier_sleep, pressure: a pop that finds its waiter asleep forgets the futex wake",
-        "src/notifier/mod.rs",
-        """                        Delivery::Woken => slot.wake(),""",
-        """                        Delivery::Woken => {}""",
+        "notifier_sleep, pressure (injected job): a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
         "models::protocols::notifier_sleep_injected_job_runs_oversubscribed",
-        "the worker sleeps after its pressured rounds; the poster marks it SIGNALED and never wakes it",
+        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
+        "it never took when it gets sleepy",
+    ),
+    (
+        "notifier_sleep, pressure (latch): a phase the lifted cap admits counts itself as a slot holder",
+        "src/idle/pool.rs",
+        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
+        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::protocols::notifier_sleep_latch_wakes_owner_oversubscribed",
+        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
+        "it never took when it gets sleepy",
     ),
 ]
 

@@ -478,14 +478,37 @@ fn rayon_policy_gets_sleepy_after_its_yield_rounds() {
     end_search(&sleep, idle, "rayon's policy");
 }
 
-/// A fresh worker's top-level budget is the default's lower bound, zero: it
-/// gets sleepy at its first empty round, and an idle pool sleeps at once.
+/// A fresh worker's top-level budget is the default's lower bound, zero:
+/// with detection off it gets sleepy at its first empty round, and an idle
+/// pool sleeps at once.
 #[test]
 fn default_policy_starts_with_no_search_in_the_idle_loop() {
-    let sleep = JecSleep::new(1);
+    let sleep = JecSleep::with_policy(1, IdlePolicy::new().adapt_to_oversubscription(false));
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
     sleepy_round(&sleep, &mut idle, &latch, "the first empty round");
+    let found = final_check_finds_work(&sleep, &mut idle, &latch);
+    assert_eq!(found.sleeping(), 0, "{found:?}");
+    end_search(&sleep, idle, "the default policy");
+}
+
+/// With detection on (the default), a search whose budget is zero still
+/// makes one round, the probe whose yield detection times; it gets sleepy
+/// at the next. One worker is never more than the CPUs, and one probe
+/// cannot make the pool pressured.
+#[test]
+fn default_policy_probes_one_round_before_it_gets_sleepy() {
+    let sleep = JecSleep::new(1);
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    let check = FinalCheck::new();
+    sleep.no_work_found(&mut idle, &latch, check.unreached());
+    assert!(
+        sleep.counters().jec_is_active(),
+        "sleepy at the probe round"
+    );
+    assert_eq!(idle.rounds(), 1);
+    sleepy_round(&sleep, &mut idle, &latch, "the round after the probe");
     let found = final_check_finds_work(&sleep, &mut idle, &latch);
     assert_eq!(found.sleeping(), 0, "{found:?}");
     end_search(&sleep, idle, "the default policy");
