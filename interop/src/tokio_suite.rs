@@ -91,9 +91,10 @@ pub fn run(scratch: &Path, builds: &[TokioBuild], only: &[String]) -> Result<boo
     print!("{}", trees.edit);
     let files = test_files(&trees.stock, only)?;
     println!(
-        "tokio {TOKIO_VERSION}: {} test files that build a multi-thread runtime, \
+        "tokio {TOKIO_VERSION}: {} test file{} that use the multi-thread runtime, \
          with --features full",
-        files.len()
+        files.len(),
+        if files.len() == 1 { "" } else { "s" }
     );
     let mut results: Vec<(TokioBuild, BuildRun)> = Vec::new();
     for &build in builds {
