@@ -335,6 +335,136 @@ CASES = [
         "models::jec::timed_sleep_keeps_the_count_exact",
         "the sleeping count is decremented twice",
     ),
+    (
+        "external park: a pop does not call the hook for an externally parked waiter",
+        "src/notifier/mod.rs",
+        """                        Delivery::Unpark => self.unpark(top),""",
+        """                        Delivery::Unpark => {}""",
+        "models::external_park::notifier_external_park_races_notify",
+        "the waiter parked in its caller's park is popped and signalled, but nobody unparks it",
+    ),
+    (
+        "external park: a pop does not call the hook, with the unpark before the park",
+        "src/notifier/mod.rs",
+        """                        Delivery::Unpark => self.unpark(top),""",
+        """                        Delivery::Unpark => {}""",
+        "models::external_park::notifier_unpark_before_the_park_returns_at_once",
+        "the notify that lands before the park leaves no token, and the park waits for ever",
+    ),
+    (
+        "external park: a spurious return keeps the slot stacked as if notified",
+        "src/notifier/slot.rs",
+        """            PARKED_EXTERNAL => ParkEnd::TimedOut,""",
+        """            PARKED_EXTERNAL => ParkEnd::Signaled,""",
+        "models::external_park::notifier_spurious_park_return_withdraws",
+        "the slot is freed while still on the waiter stack",
+    ),
+    (
+        "external park: a timed-out park swallows a notification that won the race",
+        "src/notifier/mod.rs",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => notified,""",
+        """                Withdrawal::Targeted | Withdrawal::Signaled => Ended::Withdrew,""",
+        "models::external_park::notifier_timed_park_never_swallows_a_notification",
+        "the timed waiter reports a timeout, drops the notification, and the other waiter sleeps on",
+    ),
+    (
+        "external park: notify_all does not call the hook (NotifierSleep post)",
+        "src/notifier/mod.rs",
+        """                Delivery::Unpark => {
+                    self.unpark(wid);
+                    released += 1;
+                }""",
+        """                Delivery::Unpark => released += 1,""",
+        "models::external_park::notifier_sleep_external_park_races_post",
+        "a post takes the whole stack and leaves the parked worker asleep",
+    ),
+    (
+        "external park: notify_all does not call the hook (NotifierSleep early unpark)",
+        "src/notifier/mod.rs",
+        """                Delivery::Unpark => {
+                    self.unpark(wid);
+                    released += 1;
+                }""",
+        """                Delivery::Unpark => released += 1,""",
+        "models::external_park::notifier_sleep_unpark_before_the_park",
+        "wake_all inside the park leaves no token",
+    ),
+    (
+        "external park: a spurious return keeps the slot stacked (NotifierSleep)",
+        "src/notifier/slot.rs",
+        """            PARKED_EXTERNAL => ParkEnd::TimedOut,""",
+        """            PARKED_EXTERNAL => ParkEnd::Signaled,""",
+        "models::external_park::notifier_sleep_spurious_park_return_withdraws",
+        "the slot is freed while still on the waiter stack",
+    ),
+    (
+        "external park: a timed-out park keeps the slot stacked (NotifierSleep)",
+        "src/notifier/slot.rs",
+        """            PARKED_EXTERNAL => ParkEnd::TimedOut,""",
+        """            PARKED_EXTERNAL => ParkEnd::Signaled,""",
+        "models::external_park::notifier_sleep_timed_park_races_post",
+        "the slot is freed while still on the waiter stack",
+    ),
+    (
+        "external park: a pop does not call the hook (NotifierSleep mixed pool)",
+        "src/notifier/mod.rs",
+        """                        Delivery::Unpark => self.unpark(top),""",
+        """                        Delivery::Unpark => {}""",
+        "models::external_park::notifier_sleep_mixed_parking",
+        "the externally parked worker is never unparked",
+    ),
+    (
+        "external park: a JecSleep waker calls the hook before it lets the sleeper go",
+        "src/jec/mod.rs",
+        """                worker.release_claimed();
+                if let Some(unpark) = &self.unpark {
+                    unpark(index);
+                }""",
+        """                if let Some(unpark) = &self.unpark {
+                    unpark(index);
+                }
+                worker.release_claimed();""",
+        "models::external_park::jec_sleep_external_park_races_post",
+        "the sleeper takes the token while still claimed, parks again, and no second unpark comes",
+    ),
+    (
+        "external park: a JecSleep waker never calls the hook",
+        "src/jec/mod.rs",
+        """                worker.release_claimed();
+                if let Some(unpark) = &self.unpark {
+                    unpark(index);
+                }""",
+        """                worker.release_claimed();""",
+        "models::external_park::jec_sleep_unpark_before_the_park",
+        "the claimed sleeper waits for a token nobody leaves",
+    ),
+    (
+        "external park: a JecSleep spurious return leaves the sleeper counted",
+        "src/jec/mod.rs",
+        """                    if worker.leave_external(park) {""",
+        """                    if { worker.leave_external(park); false } {""",
+        "models::external_park::jec_sleep_spurious_park_return_withdraws",
+        "the worker goes back to searching still counted asleep",
+    ),
+    (
+        "external park: a JecSleep timed-out park uncounts itself even when a waker did",
+        "src/jec/mod.rs",
+        """                    if worker.leave_external(park) {""",
+        """                    if { worker.leave_external(park); true } {""",
+        "models::external_park::jec_sleep_timed_park_races_post",
+        "the sleeping count is decremented twice",
+    ),
+    (
+        "external park: a JecSleep waker never calls the hook (mixed pool)",
+        "src/jec/mod.rs",
+        """                worker.release_claimed();
+                if let Some(unpark) = &self.unpark {
+                    unpark(index);
+                }""",
+        """                worker.release_claimed();""",
+        "models::external_park::jec_sleep_mixed_parking",
+        "the externally parked worker is never unparked",
+    ),
 ]
 
 

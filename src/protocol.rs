@@ -33,6 +33,17 @@ use crate::unpark::Unpark;
 /// worker waiting on it is joining: the idle policy sizes its search for
 /// the job, and never counts it against a searcher cap.
 ///
+/// Each round returns a [`Round`]: what it did (searched, announced the
+/// worker, slept) and why it returned, for a scheduler's park hooks and
+/// metrics. A worker whose sleep must happen elsewhere than on the
+/// protocol's own parker, in an I/O driver's poll for one, runs its rounds
+/// with [`no_work_found_parked`](SleepProtocol::no_work_found_parked) on a
+/// protocol built with an [`Unpark`] hook
+/// ([`try_with_unpark`](SleepProtocol::try_with_unpark)); the guide's "A
+/// worker that sleeps in a poller" shows one. A scheduler that caps its
+/// searchers asks [`may_search`](SleepProtocol::may_search) before it
+/// steals.
+///
 /// Posting work: push first, then `new_internal_jobs` (the worker's own
 /// queue) or `new_injected_jobs` (a queue fed from outside the pool). A
 /// latch owned by a worker is set with [`set_latch`](SleepProtocol::set_latch),
@@ -53,8 +64,14 @@ use crate::unpark::Unpark;
 /// repository's benchmarks measure an Eigen-style event count that
 /// implements it. What an implementation needs from the latch is public
 /// ([`CoreLatch::get_sleepy`], [`CoreLatch::fall_asleep`],
-/// [`CoreLatch::wake_up`]). Methods added later will come with default
-/// bodies, as [`set_latch`](SleepProtocol::set_latch) has.
+/// [`CoreLatch::wake_up`]). Methods added later come with default bodies
+/// where a default can be correct, as [`set_latch`](SleepProtocol::set_latch)
+/// and [`may_search`](SleepProtocol::may_search) have. External parking
+/// ([`try_with_unpark`](SleepProtocol::try_with_unpark),
+/// [`no_work_found_parked`](SleepProtocol::no_work_found_parked)) has
+/// none: no default could sleep in the caller's `park`, so an
+/// implementation says what it does (it may panic, naming the call, if it
+/// cannot).
 ///
 /// # Examples
 ///

@@ -8,7 +8,7 @@
 #![cfg(not(loom))]
 
 mod common;
-use common::{panic_message, with_watchdog};
+use common::{panic_message, with_progress_watchdog, with_watchdog};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -138,8 +138,8 @@ impl<S: SleepProtocol> Shared<S> {
 fn every_job_runs<S: SleepProtocol + 'static>(name: &str, spurious: bool) {
     const WORKERS: usize = 16;
     const POSTERS: usize = 2;
-    const JOBS: usize = 4_000;
-    with_watchdog(name, move || {
+    const JOBS: usize = 2_000;
+    with_progress_watchdog(name, move |heartbeat| {
         let parkers = Parkers::new(WORKERS, spurious);
         let policy = IdlePolicy::rayon().spin_rounds(0).yield_rounds(1);
         let shared = Arc::new(Shared {
@@ -174,8 +174,14 @@ fn every_job_runs<S: SleepProtocol + 'static>(name: &str, spurious: bool) {
         }
         // Every job is taken without a further post: a lost wake hangs
         // here, and the watchdog reports it.
-        while shared.done.load(Ordering::Acquire) < POSTERS * JOBS {
+        let mut done = 0;
+        while done < POSTERS * JOBS {
             thread::sleep(Duration::from_millis(1));
+            let now = shared.done.load(Ordering::Acquire);
+            if now > done {
+                heartbeat.beat();
+            }
+            done = now;
         }
         shared.stop.store(true, Ordering::Release);
         shared.sleep.wake_all();
@@ -298,10 +304,11 @@ fn rounds_report_what_happened<S: SleepProtocol>() {
     }
     assert_eq!((round, parks), (Round::ParkReturned, 1));
     assert_eq!(sleep.num_sleeping(), 0);
-    // A park whose deadline passes.
+    // A park whose deadline passes, unless a slow machine passes it before
+    // the round that would park.
     let soon = Instant::now() + Duration::from_millis(2);
     let mut round = Round::Searched;
-    while !round.slept() {
+    while !round.slept() && round != Round::PastDeadline {
         round = sleep.no_work_found_parked(
             &mut idle,
             &latch,
@@ -310,7 +317,10 @@ fn rounds_report_what_happened<S: SleepProtocol>() {
             |until| parkers.park(0, until),
         );
     }
-    assert_eq!(round, Round::TimedOut);
+    assert!(
+        matches!(round, Round::TimedOut | Round::PastDeadline),
+        "{round:?}"
+    );
     // Past the deadline: nothing happens.
     let round = sleep.no_work_found_parked(
         &mut idle,

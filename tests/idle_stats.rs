@@ -22,10 +22,15 @@ fn a_timed_out_sleep_counts_searching_and_parked<S: SleepProtocol>() {
     let latch = CoreLatch::idle_loop();
     let before = sleep.stats();
     let mut idle = sleep.start_looking(0);
-    let deadline = Instant::now() + Duration::from_millis(2);
-    let mut outcome = WaitOutcome::Notified;
-    while outcome == WaitOutcome::Notified {
-        outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+    // A loaded machine may pass the deadline during the search rounds, and
+    // a round past its deadline times out without sleeping: then try again
+    // with a new deadline, until a sleep has timed out.
+    while sleep.stats().parked == before.parked {
+        let deadline = Instant::now() + Duration::from_millis(2);
+        let mut outcome = WaitOutcome::Notified;
+        while outcome == WaitOutcome::Notified {
+            outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
+        }
     }
     sleep.work_found(idle);
     let during = sleep.stats() - before;

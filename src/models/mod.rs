@@ -10,6 +10,7 @@
 //! | `protocols.rs`    | both protocols through `SleepProtocol`: latches, injection, shutdown, at both extremes of the search budget |
 //! | `searcher_cap.rs` | both protocols under a searcher cap: bursts, the hand-off    |
 //! | `join.rs`         | both protocols with a worker waiting on a job's latch        |
+//! | `external_park.rs`| a waiter parked in its caller's `park`, woken by the `Unpark` hook: the raw notifier and both protocols, racing notifies, early unparks, spurious and timed returns |
 //! | `waiter_ids.rs`   | `WaiterIds`: an id is never held twice                       |
 //! | `support/`        | what the models share: `check` (the bounds), actors, job steps |
 //!
@@ -20,6 +21,7 @@
 
 mod support;
 
+mod external_park;
 mod jec;
 mod join;
 mod notifier;

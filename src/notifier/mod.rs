@@ -74,6 +74,9 @@ pub use waiter_ids::{WaiterId, WaiterIds};
 ///   compare-and-swaps (pop, deliver) and no syscall;
 /// - a notify that reaches a committed waiter makes one `futex_wake`, and
 ///   only because that waiter is actually asleep;
+/// - a notify that reaches a waiter parked in its caller's park
+///   ([`commit_wait_parked`](Notifier::commit_wait_parked)) calls the
+///   notifier's [`Unpark`] hook instead, once;
 /// - no thread ever waits for another thread's commit or cancel.
 ///
 /// # Examples

@@ -6,7 +6,8 @@
 //! of tens of nanoseconds next to a search round that yields the CPU.
 //!
 //! loom has no clock, and a model must take the same path every time it
-//! replays a schedule. Under loom a stopwatch therefore advances by a fixed
+//! replays a schedule. Under loom (the crate's models, or a client's with
+//! `--cfg eventcount_loom`) a stopwatch therefore advances by a fixed
 //! step, [`LOOM_STEP`], each time it is read. A search phase reads it once
 //! when it starts and once per round, so a budget of three steps lasts two
 //! rounds in a model, and a budget under one step none; every sleep
@@ -17,9 +18,9 @@
 /// A running measurement, started by [`Stopwatch::start`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stopwatch {
-    #[cfg(not(all(test, loom)))]
+    #[cfg(not(any(all(test, loom), eventcount_loom)))]
     started: std::time::Instant,
-    #[cfg(all(test, loom))]
+    #[cfg(any(all(test, loom), eventcount_loom))]
     reads: u64,
 }
 
@@ -27,7 +28,7 @@ pub(crate) struct Stopwatch {
 /// idle policy checks at compile time that this is a third of its largest
 /// default search budget, rounded up, so that budget lasts two rounds in a
 /// model (`src/idle/policy.rs`).
-#[cfg_attr(not(all(test, loom)), allow(dead_code))]
+#[cfg_attr(not(any(all(test, loom), eventcount_loom)), allow(dead_code))]
 pub(crate) const LOOM_STEP: u64 = 66_667;
 
 impl Stopwatch {
@@ -35,9 +36,9 @@ impl Stopwatch {
     #[inline]
     pub(crate) fn start() -> Self {
         Stopwatch {
-            #[cfg(not(all(test, loom)))]
+            #[cfg(not(any(all(test, loom), eventcount_loom)))]
             started: std::time::Instant::now(),
-            #[cfg(all(test, loom))]
+            #[cfg(any(all(test, loom), eventcount_loom))]
             reads: 0,
         }
     }
@@ -46,11 +47,11 @@ impl Stopwatch {
     /// `u64::MAX`.
     #[inline]
     pub(crate) fn elapsed_ns(&mut self) -> u64 {
-        #[cfg(not(all(test, loom)))]
+        #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
             u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
         }
-        #[cfg(all(test, loom))]
+        #[cfg(any(all(test, loom), eventcount_loom))]
         {
             self.reads += 1;
             self.reads * LOOM_STEP

@@ -1,4 +1,5 @@
-//! The backend of the crate's own unit tests under `--cfg loom`: loom's
+//! The backend of the crate's own unit tests under `--cfg loom`, and of
+//! any build under `--cfg eventcount_loom` (a client's loom run): loom's
 //! atomics, fences and hints, and a parker that adds no synchronization of
 //! its own, so that the models drive the very protocol code that ships and
 //! see no more ordering than a futex gives it.

@@ -10,14 +10,26 @@
 //! |----------------------------------------------------|----------------|-----------------------------------------------------|---------------|
 //! | Linux, Android                                     | std            | the futex syscall, via rustix                        | `futex.rs`    |
 //! | every other target, or `--cfg eventcount_fallback` | std            | std's thread parker: `thread::park` / `Thread::unpark` | `park.rs`     |
-//! | the crate's unit tests under `--cfg loom`          | loom           | a flag loom does not see; a sleeper yields until a wake clears it, with no synchronization of its own | `loom.rs` |
+//! | the crate's unit tests under `--cfg loom`, or any build with `--cfg eventcount_loom` | loom | a flag loom does not see; a sleeper yields until a wake clears it, with no synchronization of its own | `loom.rs` |
 //!
 //! Why `all(test, loom)` and not bare `loom`: doctests and integration tests
 //! link the library built *without* `cfg(test)`, so under
 //! `RUSTFLAGS="--cfg loom" cargo test` the doctests still get real atomics
 //! and run (loom types panic outside a loom model). It also keeps a
 //! downstream crate's own `--cfg loom` from turning our primitives into
-//! loom's.
+//! loom's when it does not ask for that.
+//!
+//! A downstream crate whose loom models drive this crate (a scheduler that
+//! sleeps its workers on it) asks with a second cfg, `eventcount_loom`,
+//! beside its own: `RUSTFLAGS="--cfg loom --cfg eventcount_loom" cargo
+//! test`. The whole library then uses this file's loom backend, and loom is
+//! a dependency of the library under that cfg (Cargo.toml), so the models
+//! see every atomic, fence and sleep of the crate. The same as crossbeam's
+//! `crossbeam_loom`. Only a client's loom run sets it: this crate's own
+//! doctests and integration tests would panic under it, outside a model.
+//! The cfg also makes the idle clock loom's fixed step (`clock.rs`), so a
+//! client's model replays exactly. The crate's own models, in `src/models/`,
+//! stay `cfg(all(test, loom))`.
 //!
 //! Gaps between the builds, written down where they matter:
 //! - loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
@@ -34,18 +46,19 @@
 //!   spuriously, and a lost wakeup can show up as loom's branch limit
 //!   instead of "deadlock" (`loom.rs`).
 
-#[cfg(all(test, loom))]
+// The loom backend: `any(all(test, loom), eventcount_loom)` (module docs).
+#[cfg(any(all(test, loom), eventcount_loom))]
 #[path = "loom.rs"]
 mod backend;
 #[cfg(all(
-    not(all(test, loom)),
+    not(any(all(test, loom), eventcount_loom)),
     not(eventcount_fallback),
     any(target_os = "linux", target_os = "android")
 ))]
 #[path = "futex.rs"]
 mod backend;
 #[cfg(all(
-    not(all(test, loom)),
+    not(any(all(test, loom), eventcount_loom)),
     any(
         eventcount_fallback,
         not(any(target_os = "linux", target_os = "android"))
