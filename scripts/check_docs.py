@@ -124,6 +124,14 @@ EXTERNAL = {
     "Condvar::wait", "wait_timeout", "notify_one", "thread::park", "park_timeout",
     "CachePadded", "Parker", "EventListener", "FUTEX_WAIT", "FUTEX_WAKE",
     "FUTEX_WAIT_BITSET", "FUTEX_PRIVATE_FLAG", "Mutex<bool>", "Ordering::SeqCst",
+    # tokio's multi-thread scheduler (docs/tokio.md), and what the port's
+    # line edits (interop/tokio/edits.txt, not Rust) write into it
+    "num_searching", "num_unparked", "transition_worker_to_parked",
+    "transition_worker_to_searching", "transition_worker_from_searching",
+    "notify_if_work_pending", "PARKED_CONDVAR", "PARKED_DRIVER", "NOTIFIED", "before_park",
+    "after_unpark", "block_in_place", "park_yield", "steal_work", "epoll_wait",
+    "Arc::new_cyclic", "unpark_driver", "loom_multi_thread", "unpark_worker_by_id",
+    "rt_common", "rt_metrics", "task_blocking", "time_rt",
     # Eigen, Taskflow, Folly
     "NonblockingNotifier", "EventCount", "CommitWait", "CancelWait", "Prewait",
     # operating systems and hardware
@@ -412,6 +420,7 @@ THIRD_PARTY = ("rayon-core", "rayon", "tokio", "loom", "eigen", "taskflow", "fol
 # entry that ends in "/" covers every path under it.
 EXTERNAL_PATHS = {
     "src/sleep/", "src/registry.rs", "registry.rs",  # rayon-core's
+    "src/runtime/",  # tokio's
     "EVENTCOUNT.md",  # written into an exported rayon-core
 }
 FILE_EXTENSIONS = ("rs", "md", "py", "toml", "svg", "json", "yml", "yaml", "sh", "lock", "txt",

@@ -136,6 +136,8 @@ pub mod docs {
     pub mod idle_policy {}
     #[doc = include_str!("../docs/rayon.md")]
     pub mod rayon {}
+    #[doc = include_str!("../docs/tokio.md")]
+    pub mod tokio {}
     #[doc = include_str!("../docs/benchmarks.md")]
     pub mod benchmarks {}
     /// The benchmarks' plots, drawn from one run's results by the
