@@ -9,6 +9,8 @@ case passes when the model FAILS. Run from the repository root:
 
     python3 scripts/planted_bugs.py            # every case
     python3 scripts/planted_bugs.py notifier   # cases whose name contains "notifier"
+    python3 scripts/planted_bugs.py "external park"   # the external-park cases
+    python3 scripts/planted_bugs.py --list     # the case names, without running
 """
 
 import os
@@ -635,6 +637,15 @@ def run_case(case, scratch):
 
 def main():
     wanted = sys.argv[1] if len(sys.argv) > 1 else ""
+    if wanted in ("-h", "--help"):
+        print(__doc__)
+        return
+    if wanted == "--list":
+        for case in CASES:
+            print(f"{case[0]}  ->  {case[4]}")
+        return
+    if not any(wanted in case[0] for case in CASES):
+        sys.exit(f"no case's name contains {wanted!r}: see --list")
     scratch_root = tempfile.mkdtemp(prefix="eventcount-planted-")
     scratch = os.path.join(scratch_root, "crate")
     failures = 0

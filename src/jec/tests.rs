@@ -191,3 +191,44 @@ fn rollover_then_post_while_registered_wakes_the_sleeper() {
         assert_counts(&sleep, (0, 0), what);
     });
 }
+
+/// A worker asleep in its caller's park decodes as such, counts as
+/// asleep, and a wake claims it and calls the hook once.
+#[test]
+fn an_externally_parked_worker_decodes_and_is_unparked() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let unparks = Arc::new(AtomicUsize::new(0));
+    let hook = {
+        let unparks = unparks.clone();
+        Arc::new(move |_| {
+            unparks.fetch_add(1, Ordering::Relaxed);
+        })
+    };
+    let sleep = JecSleep::try_with_unpark(1, IdlePolicy::rayon().yield_rounds(0), hook).unwrap();
+    assert!(format!("{sleep:?}").contains("unpark_hook: true"));
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    let mut round = crate::round::Round::Searched;
+    while !round.slept() {
+        round = sleep.no_work_found_parked(
+            &mut idle,
+            &latch,
+            || false,
+            None,
+            |_| {
+                assert_eq!(
+                    format!("{:?}", sleep.workers[0].sleep),
+                    "WorkerSleep(\"sleeping externally\")"
+                );
+                assert_eq!(sleep.num_sleeping(), 1);
+                sleep.wake_all();
+            },
+        );
+    }
+    assert_eq!(round, crate::round::Round::Woken);
+    assert_eq!(unparks.load(Ordering::Relaxed), 1);
+    assert_eq!(sleep.counters().sleeping(), 0);
+    sleep.work_found(idle);
+}

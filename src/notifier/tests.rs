@@ -336,3 +336,29 @@ fn single_thread_patterns_leave_the_stack_empty() {
         );
     }
 }
+
+/// A slot parked in its caller's park decodes as such, counts as asleep,
+/// and a notify that pops it calls the hook once.
+#[test]
+fn an_externally_parked_slot_decodes_and_is_unparked() {
+    let unparks = Arc::new(AtomicUsize::new(0));
+    let n = Notifier::with_unpark(1, {
+        let unparks = unparks.clone();
+        Arc::new(move |_| {
+            unparks.fetch_add(1, Ordering::Relaxed);
+        })
+    });
+    assert!(format!("{n:?}").contains("unpark_hook: true"), "{n:?}");
+    let wait = n.prepare_wait(0);
+    let outcome = n.commit_wait_parked(wait, None, |_| {
+        assert_eq!(
+            format!("{:?}", *n.slots[0]),
+            "Slot { state: \"parked externally\", .. }"
+        );
+        assert_eq!(n.num_sleeping(), 1);
+        assert!(n.notify_one());
+    });
+    assert_eq!(outcome, WaitOutcome::Notified);
+    assert_eq!(unparks.load(Ordering::Relaxed), 1);
+    assert_idle(&n);
+}
