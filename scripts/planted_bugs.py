@@ -11,6 +11,10 @@ case passes when the model FAILS. Run from the repository root:
     python3 scripts/planted_bugs.py notifier   # cases whose name contains "notifier"
     python3 scripts/planted_bugs.py "external park"   # the external-park cases
     python3 scripts/planted_bugs.py --list     # the case names, without running
+
+Cases run in as many lanes as the machine has CPUs (PLANTED_JOBS=N sets
+it): each lane has its own scratch copy and target directory, so two
+planted bugs never share a build. Verdicts print in the order of CASES.
 """
 
 import os
@@ -18,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -593,7 +598,7 @@ def tracked_files():
     return [line for line in out.splitlines() if line]
 
 
-def run_case(case, scratch):
+def run_case(case, scratch, target):
     name, path, snippet, replacement, test, why = case[:6]
     extra = case[6] if len(case) > 6 else []
     if os.path.exists(scratch):
@@ -614,7 +619,7 @@ def run_case(case, scratch):
         text = text.replace(old, new)
     with open(target_file, "w") as f:
         f.write(text)
-    env = dict(os.environ, RUSTFLAGS="--cfg loom", CARGO_TARGET_DIR=TARGET)
+    env = dict(os.environ, RUSTFLAGS="--cfg loom", CARGO_TARGET_DIR=target)
     start = time.time()
     result = subprocess.run(
         ["cargo", "test", "--lib", "-q", test, "--", "--exact"],
@@ -647,15 +652,39 @@ def main():
     if not any(wanted in case[0] for case in CASES):
         sys.exit(f"no case's name contains {wanted!r}: see --list")
     scratch_root = tempfile.mkdtemp(prefix="eventcount-planted-")
-    scratch = os.path.join(scratch_root, "crate")
+    cases = [case for case in CASES if wanted in case[0]]
+    lanes = max(1, int(os.environ.get("PLANTED_JOBS") or os.cpu_count() or 1))
+    verdicts = [None] * len(cases)
+    done = [threading.Event() for _ in cases]
+    next_case = iter(range(len(cases)))
+    lock = threading.Lock()
+
+    def lane(number):
+        scratch = os.path.join(scratch_root, f"crate-{number}")
+        target = TARGET if number == 0 else f"{TARGET}-{number}"
+        while True:
+            with lock:
+                index = next(next_case, None)
+            if index is None:
+                return
+            try:
+                verdicts[index] = run_case(cases[index], scratch, target)
+            except Exception as error:  # a broken case must not hang the others
+                verdicts[index] = f"ERROR ({error})"
+            done[index].set()
+
+    threads = [threading.Thread(target=lane, args=(n,), daemon=True) for n in range(lanes)]
+    for thread in threads:
+        thread.start()
     failures = 0
-    for case in CASES:
-        if wanted not in case[0]:
-            continue
-        verdict = run_case(case, scratch)
+    for index, case in enumerate(cases):
+        done[index].wait()
+        verdict = verdicts[index]
         ok = verdict.startswith("caught")
         failures += 0 if ok else 1
         print(f"[{'ok' if ok else 'FAIL'}] {case[0]}\n       expect: {case[5]}\n       {verdict}", flush=True)
+    for thread in threads:
+        thread.join()
     shutil.rmtree(scratch_root, ignore_errors=True)
     print(f"{'all planted bugs caught' if failures == 0 else f'{failures} planted bug(s) NOT caught'}")
     sys.exit(1 if failures else 0)
