@@ -293,7 +293,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// sleep). A `true` may take one of the cap's slots for this search,
     /// which the worker holds until its announcement or the end of its
     /// search. `latch` is the one the worker's rounds wait on: a joining
-    /// worker is never capped.
+    /// worker is never capped, and neither is a pool whose policy finds it
+    /// oversubscribed ([`IdlePolicy::adapt_to_oversubscription`]).
     ///
     /// The default answers `true` (a protocol without a cap).
     ///
@@ -302,7 +303,11 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// ```
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
     ///
-    /// let sleep = JecSleep::with_policy(4, IdlePolicy::default().max_searching_half()); // 2 searchers
+    /// // 2 searchers at most, even where 4 workers outnumber the CPUs.
+    /// let policy = IdlePolicy::default()
+    ///     .max_searching_half()
+    ///     .adapt_to_oversubscription(false);
+    /// let sleep = JecSleep::with_policy(4, policy);
     /// let latch = CoreLatch::idle_loop();
     /// let mut a = sleep.start_looking(0);
     /// let mut b = sleep.start_looking(1);
