@@ -325,7 +325,7 @@ CASES = [
         "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
         "src/notifier/sleep.rs",
         """            Ok(wait) => idle.prepared = Some(wait),""",
-        """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline),""",
+        """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline, park),""",
         "models::protocols::notifier_sleep_internal_job_reaches_a_sleeper",
         "a job pushed to the poster's own queue before the announcement is seen by no search: "
         "the final check does not look there, and the poster waits for the sleeper",
