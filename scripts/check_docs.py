@@ -52,7 +52,8 @@ It fails (exit 1, one line per problem) when:
   a path of this repository, and checked, when
   - its first component is a top-level entry of the repository (what the
     root holds, less `.git` and the names the root .gitignore excludes,
-    such as `target`): it must exist, read from the root;
+    such as `target`; the walk skips every path it excludes, such as
+    `loom-client/target`): it must exist, read from the root;
   - or its first component is the name of a directory somewhere in the
     repository and it ends in a file name with an extension or in `/`
     (`protocol/loom_cap_tests.rs`, relative to src/): some path of the
@@ -436,25 +437,28 @@ THEIRS_AFTER = re.compile(r"(?i)^\s+(?:of|in|from)\s+(?:the\s+)?(?:"
                           + "|".join(re.escape(n) for n in THIRD_PARTY) + r")\b")
 
 
-def ignored_top_level():
-    """Top-level names that the root .gitignore excludes (`/target`)."""
+def ignored_paths():
+    """Paths, relative to the root, that the root .gitignore excludes by
+    name (`target`, `loom-client/target`): build output, not the repository.
+    A nested `target` left by a member's own build must not make `target`
+    look like a directory of the repository."""
     names = {".git"}
     path = os.path.join(ROOT, ".gitignore")
     if os.path.isfile(path):
         for line in read(path).split("\n"):
             line = line.strip()
             if line and not line.startswith(("#", "!")) and not re.search(r"[*?\[]", line):
-                name = line.strip("/")
-                if "/" not in name:
-                    names.add(name)
+                names.add(line.strip("/"))
     return names
 
 
-TOP_LEVEL = set(os.listdir(ROOT)) - ignored_top_level()
+IGNORED = ignored_paths()
+TOP_LEVEL = set(os.listdir(ROOT)) - IGNORED
 repo_paths = set()  # every file and directory of the repository, relative
 for top in TOP_LEVEL:
     repo_paths.add(top)
     for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
+        dirnames[:] = [d for d in dirnames if rel(os.path.join(dirpath, d)) not in IGNORED]
         for name in dirnames + filenames:
             repo_paths.add(rel(os.path.join(dirpath, name)))
 repo_dir_names = {os.path.basename(p) for p in repo_paths if os.path.isdir(os.path.join(ROOT, p))}

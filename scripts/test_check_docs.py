@@ -27,9 +27,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # contain, or None when the check must pass. An edit is
 # (file, snippet, replacement): the snippet must occur exactly once; a
 # snippet of None appends the replacement to the file; ("move", src, dst)
-# renames a file, as a reorganization of src/ does.
+# renames a file, as a reorganization of src/ does; ("mkdir", dir)
+# makes a directory, as a build does.
 CASES = [
     ("the tree as it is", [], None),
+    ("a member's build output (loom-client/target/) makes no `target/...` a repository path",
+     [("mkdir", "loom-client/target/debug")], None),
 
     # Paths a doc names.
     ("a source file moves; the doc still names the old path",
@@ -158,6 +161,9 @@ def repository_files():
 
 def apply(scratch, edits):
     for edit in edits:
+        if edit[0] == "mkdir":
+            os.makedirs(os.path.join(scratch, edit[1]))
+            continue
         if edit[0] == "move":
             _, src, dst = edit
             os.makedirs(os.path.dirname(os.path.join(scratch, dst)), exist_ok=True)
