@@ -513,6 +513,44 @@ CASES = [
         "the externally parked worker is never unparked",
     ),
     (
+        "external park: a JecSleep park's own return leaves the idle period in two steps",
+        "src/jec/mod.rs",
+        """                self.counters.sub_sleeping_and_inactive();""",
+        """                self.counters.sub_sleeping();""",
+        "models::external_park::jec_sleep_park_return_leaves_the_idle_period",
+        "the worker stays counted awake and idle on its way out: the post wakes nobody, and the "
+        "sleeper sleeps on",
+    ),
+    (
+        "external park: a NotifierSleep park's own return counts the worker awake again",
+        "src/notifier/sleep.rs",
+        """                        awake_again.count = false;""",
+        """                        awake_again.count = true;""",
+        "models::external_park::notifier_sleep_park_return_leaves_the_idle_period",
+        "the worker that left for its park's work is still counted awake and idle: the post "
+        "wakes nobody, and the sleeper sleeps on",
+    ),
+    (
+        "external park: a JecSleep round after the park's own return does not count the worker back in",
+        "src/jec/mod.rs",
+        """        if !idle.counted {
+            self.count_back_in(idle);
+        }""",
+        """        idle.counted = true;""",
+        "models::external_park::jec_sleep_mixed_parking_after_a_spurious_return",
+        "the worker searches and sleeps uncounted: the inactive count runs below the sleepers",
+    ),
+    (
+        "external park: a NotifierSleep round after the park's own return does not count the worker back in",
+        "src/notifier/sleep.rs",
+        """            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            idle.counted = true;""",
+        """            idle.counted = true;""",
+        "models::external_park::notifier_sleep_mixed_parking_after_a_spurious_return",
+        "the worker's announcement takes it off a count it was never on: the count wraps, and "
+        "posts see a crowd of awake idle workers and wake nobody",
+    ),
+    (
         "jec, pressure: a phase the lifted cap admits counts itself as a slot holder",
         "src/idle/pool.rs",
         """        pressured || self.slots.may_search(kind, held, idle_counts)""",

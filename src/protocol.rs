@@ -236,7 +236,14 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// if a wake reached the worker, the round is [`Round::Woken`];
     /// otherwise the worker withdraws from the sleepers exactly as on a
     /// timeout, taking no wake from anyone ([`Round::TimedOut`] if the
-    /// deadline has passed, [`Round::ParkReturned`] if not). `park` may be
+    /// deadline has passed, [`Round::ParkReturned`] if not). After such an
+    /// unwoken return the worker also leaves its idle period, in the same
+    /// step: the park returned for its own reason (a driver's events, its
+    /// timers), so the worker counts as busy while it runs that work. No
+    /// post counted on it, so ending the search then wakes nobody (no
+    /// hand-off), and the next round counts it idle again and starts a new
+    /// search. Keep the state and call the next round, or end the search
+    /// with `work_found`: either is right. `park` may be
     /// called again in the same round, with no deadline, only when a waker
     /// has claimed the worker and is about to call the hook (`JecSleep`'s
     /// claimed state): that call returns at the hook.

@@ -6,8 +6,11 @@
 /// A scheduler's park hooks and metrics read it: [`Round::slept`] says
 /// whether the worker went to sleep in this round (run an "after unpark"
 /// hook, count a park), and the variant says why the round ended. Every
-/// outcome leaves the worker awake and still idle: its caller searches
-/// again, or ends the search with `work_found`.
+/// outcome leaves the worker awake, and its caller searches again or ends
+/// the search with `work_found`. Every outcome but one leaves it counted
+/// idle: a park of the caller's that returned with no wake
+/// ([`ParkReturned`](Round::ParkReturned), or [`TimedOut`](Round::TimedOut)
+/// from `no_work_found_parked`) counts it busy until its next round.
 ///
 /// [`SleepProtocol`]: crate::SleepProtocol
 /// [`no_work_found`]: crate::SleepProtocol::no_work_found
@@ -53,12 +56,16 @@ pub enum Round {
     /// The worker slept, and its deadline ended the sleep. It withdrew from
     /// the sleepers without taking a wake from anyone: a wake that raced the
     /// deadline and won makes the round [`Woken`](Round::Woken) instead.
+    /// From `no_work_found_parked`, the worker also left its idle period,
+    /// as on [`ParkReturned`](Round::ParkReturned).
     TimedOut,
     /// The worker slept in the caller's `park`
     /// ([`no_work_found_parked`](crate::SleepProtocol::no_work_found_parked)),
     /// which returned before the deadline with no wake from the protocol:
     /// spuriously, or for the park's own reason (an I/O event). The worker
-    /// withdrew exactly as on a timeout.
+    /// withdrew exactly as on a timeout, and left its idle period: it
+    /// counts as busy, its end of search hands off nothing, and its next
+    /// round counts it idle again.
     ParkReturned,
     /// The round started after its deadline and returned at once, without
     /// searching or sleeping (see

@@ -8,7 +8,7 @@
 #![cfg(not(loom))]
 
 mod common;
-use common::{panic_message, with_progress_watchdog, with_watchdog};
+use common::{panic_message, wait_until, with_progress_watchdog, with_watchdog};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -446,4 +446,68 @@ fn notifier_sleep_capped_workers_may_not_search() {
 #[test]
 fn jec_sleep_capped_workers_may_not_search() {
     capped_workers_may_not_search::<JecSleep>();
+}
+
+/// A park that returns for its own reason (a driver's event) takes the
+/// worker out of its idle period: it was counted asleep, so no post relied
+/// on it, and ending its search wakes nobody. A worker asleep on the
+/// protocol's own parker stays asleep. Its next round counts it back in,
+/// and the end of that search hands off as any other.
+fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
+    with_watchdog("a park that returns unwoken hands off nothing", || {
+        let parkers = Parkers::new(2, false);
+        // Two workers, searchers capped at one: the hand-off rule applies.
+        let policy = IdlePolicy::tokio();
+        let sleep = S::try_with_unpark(2, policy, parkers.hook()).unwrap();
+        let stop = AtomicBool::new(false);
+        thread::scope(|scope| {
+            scope.spawn(|| {
+                let latch = CoreLatch::idle_loop();
+                let mut idle = sleep.start_looking(1);
+                while !stop.load(Ordering::Acquire) {
+                    let _ = sleep.no_work_found(&mut idle, &latch, || stop.load(Ordering::Acquire));
+                }
+                sleep.work_found(idle);
+            });
+            wait_until(|| sleep.num_sleeping() == 1);
+            let latch = CoreLatch::idle_loop();
+            let mut idle = sleep.start_looking(0);
+            let mut round = Round::Searched;
+            while !round.slept() {
+                round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
+            }
+            assert_eq!(round, Round::ParkReturned);
+            sleep.work_found(idle);
+            assert_eq!(
+                sleep.num_sleeping(),
+                1,
+                "the end of a search after the park's own return woke the sleeper"
+            );
+            // Back in: the round after the park's return counts the worker
+            // idle again, and the end of its search hands off to the
+            // sleeper.
+            let mut idle = sleep.start_looking(0);
+            let mut round = Round::Searched;
+            while !round.slept() {
+                round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
+            }
+            assert_eq!(round, Round::ParkReturned);
+            let round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
+            assert!(!round.slept(), "{round:?}");
+            sleep.work_found(idle);
+            wait_until(|| sleep.num_sleeping() == 0);
+            stop.store(true, Ordering::Release);
+            sleep.wake_all();
+        });
+    });
+}
+
+#[test]
+fn notifier_sleep_a_park_that_returns_unwoken_hands_off_nothing() {
+    a_park_that_returns_unwoken_hands_off_nothing::<NotifierSleep>();
+}
+
+#[test]
+fn jec_sleep_a_park_that_returns_unwoken_hands_off_nothing() {
+    a_park_that_returns_unwoken_hands_off_nothing::<JecSleep>();
 }

@@ -177,6 +177,23 @@ impl AtomicCounters {
         );
     }
 
+    /// Take one worker off the sleeping count and the inactive count in one
+    /// RMW: a sleeper whose park of the caller's returned with no wake
+    /// leaves its idle period outright, and no poster may see it awake and
+    /// idle on the way out (it would cover a post that nobody then
+    /// searches for). Defensive AcqRel, as `sub_sleeping`.
+    #[inline]
+    pub(crate) fn sub_sleeping_and_inactive(&self) {
+        let old = JecCounters(
+            self.value
+                .fetch_sub(ONE_SLEEPING + ONE_INACTIVE, Ordering::AcqRel),
+        );
+        debug_assert!(
+            old.sleeping() > 0 && old.inactive() >= old.sleeping(),
+            "sub_sleeping_and_inactive: {old:?} had no sleeping worker"
+        );
+    }
+
     /// Register one sleeper, if the word still equals `old` (so the JEC has
     /// not moved since the caller last looked). One CAS does both.
     /// Load-bearing AcqRel on success: with Relaxed, loom finds a deadlock

@@ -42,6 +42,10 @@ pub struct JecIdle<'a> {
     pub(super) period: IdlePeriod,
     /// The JEC value remembered when this worker got sleepy.
     pub(super) sleepy_jec: Option<u32>,
+    /// Whether the worker is in the inactive count: false from a park of
+    /// the caller's that returned with no wake until the next round, which
+    /// counts it back in (docs/jec-sleep.md, "A worker parked in its caller's park").
+    pub(super) counted: bool,
 }
 
 impl JecIdle<'_> {
@@ -101,6 +105,7 @@ impl std::fmt::Debug for JecIdle<'_> {
             .field("worker", &self.worker)
             .field("period", &self.period)
             .field("sleepy_jec", &self.sleepy_jec)
+            .field("counted", &self.counted)
             .finish()
     }
 }

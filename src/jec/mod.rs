@@ -279,8 +279,13 @@ impl JecSleep {
     /// give back its searcher slot, and wake helpers.
     #[inline]
     fn end_search(&self, idle: &mut JecIdle<'_>) {
-        let before = self.counters.sub_inactive();
         self.pool.slots.release(&mut idle.period.slot);
+        if !idle.counted {
+            // Out of the count since its park returned with no wake: no
+            // post counted on it, so there is nothing to hand off.
+            return;
+        }
+        let before = self.counters.sub_inactive();
         let to_wake = if self.pool.slots.is_capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
             // search in its place. A post that an awake idle worker covered
@@ -332,6 +337,9 @@ impl JecSleep {
             // remembered JEC still catches any post since).
             return Round::PastDeadline;
         }
+        if !idle.counted {
+            self.count_back_in(idle);
+        }
         let step = idle.period.next_step(
             latch,
             &self.policy,
@@ -353,6 +361,23 @@ impl JecSleep {
             }
             Step::Sleep => self.sleep(operation, idle, latch, has_work, deadline, park),
         }
+    }
+
+    /// The first round after a park of the caller's returned with no wake:
+    /// the worker is idle again, counted as `start_looking` counts it, and
+    /// searches anew.
+    #[cold]
+    fn count_back_in(&self, idle: &mut JecIdle<'_>) {
+        if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
+            panic!(
+                "no_work_found_parked: worker {} would be looking for work while {} \
+                 ({counters:?}); a search was started and never ended (was its JecIdle \
+                 leaked?)",
+                idle.worker,
+                all_looking(self.workers.len())
+            );
+        }
+        idle.counted = true;
     }
 
     /// Make the JEC even ("sleepy") if it is odd, and return its value: a
@@ -447,6 +472,7 @@ impl JecSleep {
         //    races the wakers, and the winner uncounts us.
         let counters = &self.workers[idle.worker].idle.counters;
         idle.period.sleeping(counters);
+        let external = park.is_some();
         let ended = match park {
             None => {
                 if worker.sleep(deadline) && worker.cancel_sleep() {
@@ -472,8 +498,18 @@ impl JecSleep {
             }
         };
         if matches!(ended, Round::TimedOut | Round::ParkReturned) {
-            // Our CAS beat every waker: we uncount ourselves.
-            self.counters.sub_sleeping();
+            // Our CAS beat every waker: we uncount ourselves. Out of the
+            // caller's park, the worker also leaves its idle period, in the
+            // same RMW: the park returned for its own reason (a driver's
+            // event), so the worker has work of its own, no post counted on
+            // it, and its end hands off nothing. Its next round counts it
+            // back in.
+            if external {
+                self.counters.sub_sleeping_and_inactive();
+                idle.counted = false;
+            } else {
+                self.counters.sub_sleeping();
+            }
             idle.period.timed_out(counters);
         } else {
             idle.period.woken(counters);
@@ -644,6 +680,7 @@ impl SleepProtocol for JecSleep {
             worker,
             period: IdlePeriod::new(),
             sleepy_jec: None,
+            counted: true,
         }
     }
 

@@ -338,9 +338,11 @@ fn jec_sleep_unpark_before_the_park() {
 }
 
 /// A pool that mixes the two: worker 0 parks externally, worker 1 on the
-/// protocol's own parker, and one post must reach one of them.
-fn mixed_parking<S: SleepProtocol + 'static>() {
-    check(1, || {
+/// protocol's own parker, and one post must reach one of them. With
+/// `Park::SpuriousFirst`, worker 0's first park returns unwoken, and its
+/// next round counts it back into the idle period while the post races.
+fn mixed_parking<S: SleepProtocol + 'static>(how: Park) {
+    check(1, move || {
         let tokens = Tokens::new(2);
         let sleep = Arc::new(S::try_with_unpark(2, EAGER, tokens.hook()).expect("two fit"));
         let injector = Arc::new(AtomicUsize::new(0));
@@ -363,7 +365,7 @@ fn mixed_parking<S: SleepProtocol + 'static>() {
                 let has_work =
                     || injector.load(Ordering::Acquire) > 0 || done.load(Ordering::Acquire);
                 let _ = sleep.no_work_found_parked(&mut idle, &latch, has_work, None, |_| {
-                    tokens.park(0, Park::Blocking)
+                    tokens.park(0, how)
                 });
             }
         });
@@ -393,10 +395,86 @@ fn mixed_parking<S: SleepProtocol + 'static>() {
 
 #[test]
 fn notifier_sleep_mixed_parking() {
-    mixed_parking::<NotifierSleep>();
+    mixed_parking::<NotifierSleep>(Park::Blocking);
+}
+
+#[test]
+fn notifier_sleep_mixed_parking_after_a_spurious_return() {
+    mixed_parking::<NotifierSleep>(Park::SpuriousFirst);
 }
 
 #[test]
 fn jec_sleep_mixed_parking() {
-    mixed_parking::<JecSleep>();
+    mixed_parking::<JecSleep>(Park::Blocking);
+}
+
+#[test]
+fn jec_sleep_mixed_parking_after_a_spurious_return() {
+    mixed_parking::<JecSleep>(Park::SpuriousFirst);
+}
+
+/// A park that returns for its own reason takes its worker out of the idle
+/// period, racing a post: worker 0 parks externally, its first park
+/// returns unwoken, and it then leaves for work of its own (a driver's
+/// events) without searching; worker 1 sleeps on the protocol's own
+/// parker. The post must reach worker 1 whatever worker 0 was doing when
+/// it landed: had worker 0 counted as awake and idle on its way out, the
+/// post would wake nobody, and worker 1 would sleep for ever.
+fn park_return_leaves_the_idle_period<S: SleepProtocol + 'static>() {
+    check(1, || {
+        let tokens = Tokens::new(2);
+        let sleep = Arc::new(S::try_with_unpark(2, EAGER, tokens.hook()).expect("two fit"));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let done = Arc::new(AtomicBool::new(false));
+        let external = spawn_with!(sleep, injector, tokens, done => {
+            let latch = CoreLatch::idle_loop();
+            let mut idle = sleep.start_looking(0);
+            loop {
+                if take(&injector) {
+                    done.store(true, Ordering::Release);
+                    sleep.work_found(idle);
+                    sleep.wake_all();
+                    return;
+                }
+                let has_work = || injector.load(Ordering::Acquire) > 0;
+                let round = sleep.no_work_found_parked(&mut idle, &latch, has_work, None, |_| {
+                    tokens.park(0, Park::SpuriousFirst)
+                });
+                if round == Round::ParkReturned {
+                    // Off to the park's own work: no search.
+                    sleep.work_found(idle);
+                    return;
+                }
+            }
+        });
+        let own = spawn_with!(sleep, injector, done => {
+            let latch = CoreLatch::idle_loop();
+            let mut idle = sleep.start_looking(1);
+            loop {
+                if take(&injector) {
+                    sleep.work_found(idle);
+                    return;
+                }
+                if done.load(Ordering::Acquire) {
+                    sleep.work_found(idle);
+                    return;
+                }
+                let has_work =
+                    || injector.load(Ordering::Acquire) > 0 || done.load(Ordering::Acquire);
+                let _ = sleep.no_work_found(&mut idle, &latch, has_work);
+            }
+        });
+        let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
+        join_all([poster, external, own]);
+    });
+}
+
+#[test]
+fn notifier_sleep_park_return_leaves_the_idle_period() {
+    park_return_leaves_the_idle_period::<NotifierSleep>();
+}
+
+#[test]
+fn jec_sleep_park_return_leaves_the_idle_period() {
+    park_return_leaves_the_idle_period::<JecSleep>();
 }

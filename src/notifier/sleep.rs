@@ -95,6 +95,11 @@ pub struct NotifierIdle<'a> {
     /// The announcement: the worker is on the waiter stack, out of the
     /// awake idle count, and its caller is making its last search.
     prepared: Option<PreparedWait<'a>>,
+    /// Whether the worker is in the awake idle count or announced: false
+    /// from a park of the caller's that returned with no wake until the
+    /// next round, which counts it back in (docs/notifier.md,
+    /// "NotifierSleep", step 8).
+    counted: bool,
 }
 
 #[cfg(all(test, loom))]
@@ -292,6 +297,9 @@ impl NotifierSleep {
 /// idle again.
 struct AwakeAgain<'a> {
     awake_idle: &'a AtomicU32,
+    /// Cleared when the worker leaves its idle period instead: a park of
+    /// the caller's returned with no wake.
+    count: bool,
     /// Set once this attempt put the latch to SLEEPING: a latch it never
     /// stepped may be another worker's (a misuse), and must be left alone.
     latch: Option<&'a CoreLatch>,
@@ -304,7 +312,9 @@ impl Drop for AwakeAgain<'_> {
         }
         // Relaxed: a poster that misses this increment wakes one more
         // sleeper than needed, never one fewer.
-        self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        if self.count {
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -354,6 +364,13 @@ impl NotifierSleep {
         }
         if let Some(wait) = idle.prepared.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
+        }
+        if !idle.counted {
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it.
+            // Relaxed, as every increment of the count (see AwakeAgain).
+            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            idle.counted = true;
         }
         let step = idle.period.next_step(
             latch,
@@ -435,6 +452,7 @@ impl NotifierSleep {
         // and the latch back to UNSET once this attempt stepped it.
         let mut awake_again = AwakeAgain {
             awake_idle: &self.awake_idle,
+            count: true,
             latch: None,
         };
         // 5. UNSET -> SLEEPY -> SLEEPING, after the worker is on the waiter
@@ -473,6 +491,16 @@ impl NotifierSleep {
                 }
                 Ended::Withdrew => {
                     idle.period.timed_out(counters);
+                    if external {
+                        // Out of the caller's park with no wake, the worker
+                        // leaves its idle period instead of counting awake
+                        // again: the park returned for its own reason (a
+                        // driver's event), so the worker has work of its
+                        // own, no post counted on it, and its end hands off
+                        // nothing. Its next round counts it back in.
+                        awake_again.count = false;
+                        idle.counted = false;
+                    }
                     withdrew(external, deadline)
                 }
             }
@@ -492,6 +520,11 @@ impl NotifierSleep {
     /// off if nobody is left awake and idle.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
         self.pool.slots.release(&mut idle.period.slot);
+        if !idle.counted {
+            // Out of the count since its park returned with no wake: no
+            // post counted on it, so there is nothing to hand off.
+            return;
+        }
         let hand_off = match idle.prepared.take() {
             Some(wait) => {
                 self.notifier.cancel_wait(wait);
@@ -582,6 +615,7 @@ impl SleepProtocol for NotifierSleep {
             worker,
             period: IdlePeriod::new(),
             prepared: None,
+            counted: true,
         }
     }
 
