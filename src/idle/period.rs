@@ -23,7 +23,7 @@ use super::policy::{IdlePolicy, Pause, SearchLength};
 use super::pool::PoolIdle;
 use super::pressure::{FastestRound, PRESSURED_ROUNDS};
 use crate::latch::{CoreLatch, WaitKind};
-use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch};
+use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch, HAS_THREAD_CPU_CLOCK};
 
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,9 @@ pub(crate) struct IdlePeriod {
     phase_started_ns: u64,
     /// When this phase's search rounds began, while they last.
     searching_since: Option<u64>,
-    /// The thread's CPU clock then, where the platform has one.
+    /// The thread's CPU clock at the first search round, where the
+    /// platform has one: read lazily, because the read is a system call,
+    /// and a search of no rounds (tokio's policy) has nothing to measure.
     searching_cpu_since: Option<u64>,
     sleep_started_ns: u64,
     /// A wake ended the last sleep, and no round has run since: if the next
@@ -171,6 +173,9 @@ impl IdlePeriod {
             };
             if within {
                 let round = self.rounds;
+                if round == 0 {
+                    self.searching_cpu_since = thread_cpu_ns();
+                }
                 self.rounds = self.rounds.saturating_add(1);
                 let pause = if self.pressured {
                     Pause::Yield
@@ -224,7 +229,7 @@ impl IdlePeriod {
         if !skip && pool.may_search(self.pressured, self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
             self.searching_since = Some(self.phase_started_ns);
-            self.searching_cpu_since = thread_cpu_ns();
+            self.searching_cpu_since = None;
         } else {
             self.phase = Phase::Sleepy;
         }
@@ -263,16 +268,20 @@ impl IdlePeriod {
     }
 
     /// The search rounds of this phase are over, as `end`: count their
-    /// time, on the wall clock and on the thread's CPU clock.
+    /// time, on the wall clock and on the thread's CPU clock. A search
+    /// that ran no round never paused, so its wall time is its CPU time,
+    /// and the CPU clock is not read.
     fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd) {
         self.round_started_ns = None;
         if let Some(since) = self.searching_since.take() {
             let now = self.now_ns();
-            let cpu = match (self.searching_cpu_since.take(), thread_cpu_ns()) {
-                (Some(since), Some(now)) => now.saturating_sub(since),
-                _ => 0,
+            let wall = now.saturating_sub(since);
+            let cpu = match self.searching_cpu_since.take() {
+                Some(since) => thread_cpu_ns().map_or(0, |now| now.saturating_sub(since)),
+                None if HAS_THREAD_CPU_CLOCK => wall,
+                None => 0,
             };
-            counters.searched(end, now.saturating_sub(since), cpu);
+            counters.searched(end, wall, cpu);
         }
     }
 

@@ -279,13 +279,14 @@ impl JecSleep {
     /// give back its searcher slot, and wake helpers.
     #[inline]
     fn end_search(&self, idle: &mut JecIdle<'_>) {
-        self.pool.slots.release(&mut idle.period.slot);
         if !idle.counted {
             // Out of the count since its park returned with no wake: no
             // post counted on it, so there is nothing to hand off.
+            self.pool.slots.release(&mut idle.period.slot);
             return;
         }
         let before = self.counters.sub_inactive();
+        self.pool.slots.release(&mut idle.period.slot);
         let to_wake = if self.pool.slots.is_capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
             // search in its place. A post that an awake idle worker covered
@@ -356,7 +357,13 @@ impl JecSleep {
                 // No longer searching: the slot goes to whoever needs it.
                 self.pool.slots.release(&mut idle.period.slot);
                 idle.sleepy_jec = Some(self.announce_sleepy());
-                sync::yield_now();
+                // rayon-core yields here, as in its search rounds. A policy
+                // of no search rounds (tokio's) does not yield at all: the
+                // yield is a system call per idle period, and a pool that
+                // parks at once gains nothing from it.
+                if self.policy.rounds_until_sleepy() != Some(0) {
+                    sync::yield_now();
+                }
                 Round::Announced
             }
             Step::Sleep => self.sleep(operation, idle, latch, has_work, deadline, park),

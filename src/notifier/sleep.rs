@@ -519,12 +519,13 @@ impl NotifierSleep {
     /// notification it was handed goes on to the next waiter), and hands
     /// off if nobody is left awake and idle.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
-        self.pool.slots.release(&mut idle.period.slot);
         if !idle.counted {
             // Out of the count since its park returned with no wake: no
             // post counted on it, so there is nothing to hand off.
+            self.pool.slots.release(&mut idle.period.slot);
             return;
         }
+        self.pool.slots.release(&mut idle.period.slot);
         let hand_off = match idle.prepared.take() {
             Some(wait) => {
                 self.notifier.cancel_wait(wait);

@@ -89,8 +89,8 @@ pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
 /// The CPU time the calling thread has used, in nanoseconds, where the
 /// platform gives a per-thread CPU clock ([`HAS_THREAD_CPU_CLOCK`]); `None`
 /// elsewhere. A system call on most kernels (the vDSO serves only the
-/// wall clocks), so it is read on idle paths only: once when a search
-/// begins and once when it ends.
+/// wall clocks), so it is read on idle paths only: at a search's first
+/// round and when that search ends.
 #[inline]
 pub(crate) fn thread_cpu_ns() -> Option<u64> {
     #[cfg(all(not(all(test, loom)), any(target_os = "linux", target_os = "android")))]
