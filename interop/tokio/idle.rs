@@ -51,6 +51,9 @@ pub(super) struct Search<'a> {
     latch: &'a CoreLatch,
     /// The last round announced the worker: the next one tries to sleep.
     announced: bool,
+    /// The last round's park, the driver's, returned for its own events
+    /// with no wake: the crate counts the worker busy until its next round.
+    left_idle: bool,
 }
 
 impl Idle {
@@ -71,6 +74,7 @@ impl Idle {
             state: self.sleep.start_looking(worker),
             latch: &self.latches[worker],
             announced: false,
+            left_idle: false,
         }
     }
 
@@ -91,6 +95,13 @@ impl Idle {
         search.announced
     }
 
+    /// Whether the last round left the worker busy: its driver returned
+    /// with no wake (stock tokio's worker back from the driver, not
+    /// searching).
+    pub(super) fn left_idle(search: &Search<'_>) -> bool {
+        search.left_idle
+    }
+
     /// One empty round, for a worker that does not hold the driver: it
     /// sleeps, if it does, on the crate's futex word, until `deadline` at
     /// the latest.
@@ -106,6 +117,7 @@ impl Idle {
                     .sleep
                     .no_work_found(&mut search.state, search.latch, has_work);
                 search.announced = round == Round::Announced;
+                search.left_idle = false;
             }
             Some(deadline) => {
                 // A timed round does not say whether it announced the
@@ -117,6 +129,7 @@ impl Idle {
                     deadline,
                 );
                 search.announced = true;
+                search.left_idle = false;
             }
         }
     }
@@ -139,6 +152,7 @@ impl Idle {
             park,
         );
         search.announced = round == Round::Announced;
+        search.left_idle = matches!(round, Round::ParkReturned | Round::TimedOut);
     }
 
     /// A task went to a worker's own queue.
