@@ -59,13 +59,15 @@ pub struct RayonJson {
     rayon: String,
     #[serde(rename = "rayon-core")]
     rayon_core: String,
-    rows: Vec<RayonRow>,
+    rows: Vec<InteropRow>,
 }
 
-/// One metric of one case: every build's median, and the median, min and
-/// max over rounds of its ratio to stock in the same round.
+/// One metric of one case, as eventcount-interop prints it for
+/// rayon-bench and tokio-bench alike (its `Row::to_json`): every build's
+/// median, and the median, min and max over rounds of its ratio to stock
+/// in the same round.
 #[derive(Debug, Deserialize)]
-struct RayonRow {
+struct InteropRow {
     bench: String,
     case: String,
     metric: String,
@@ -456,13 +458,13 @@ impl RayonJson {
     pub fn scatter(&self, bench: &str, cpu: Cpu) -> Option<Scatter> {
         let (latency, cpu) = axes(bench, cpu)?;
         let (baseline, again) = ("stock", "stock again");
-        let rows: Vec<&RayonRow> = self.rows.iter().filter(|r| r.bench == bench).collect();
+        let rows: Vec<&InteropRow> = self.rows.iter().filter(|r| r.bench == bench).collect();
         let row = |case: &str, metric: &str| {
             rows.iter()
                 .find(|r| r.case == case && r.metric == metric)
                 .copied()
         };
-        let ratio = |row: &RayonRow, build: &str| {
+        let ratio = |row: &InteropRow, build: &str| {
             let r = row.x_stock.get(build)?;
             Ratio::new(r.median, &[r.min, r.max])
         };
