@@ -14,7 +14,7 @@ use plotters::element::{DashedPathElement, IntoDynElement};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::input::{build_key, rank, Placement, Ratio, Run, Scatter, Trip};
+use crate::input::{build_key, rank, Placement, Ratio, RatioLine, Run, Scatter, Trip};
 
 pub type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
 
@@ -35,7 +35,10 @@ const WARN: RGBColor = RGBColor(190, 30, 30);
 
 /// Okabe and Ito's colour-blind-safe palette, by build; hollow marks are
 /// the `-nocap` and `bounded` variants of the filled one of the same
-/// colour, so related builds read as related.
+/// colour, so related builds read as related. tokio-bench's
+/// `-default-policy` builds keep the shape of their protocol's build and
+/// take a lighter shade of its hue instead: in that plot every build has a
+/// colour of its own, and a protocol's two builds still read as related.
 fn mark_of(build: &str) -> Mark {
     let (r, g, b, shape, filled) = match build_key(build) {
         "stock" | "rayon" => (0, 0, 0, Shape::Star, true),
@@ -45,6 +48,8 @@ fn mark_of(build: &str) -> Mark {
         "jec-rayon" => (86, 180, 233, Shape::Square, true),
         "notifier" => (213, 94, 0, Shape::Triangle, true),
         "notifier-nocap" => (213, 94, 0, Shape::Triangle, false),
+        "jec-default-policy" => (86, 180, 233, Shape::Circle, true),
+        "notifier-default-policy" => (230, 159, 0, Shape::Triangle, true),
         "pr1314-adaptive" => (0, 158, 115, Shape::Diamond, true),
         "pr1314-bounded" => (0, 158, 115, Shape::Diamond, false),
         "eigen" => (204, 121, 167, Shape::Square, true),
@@ -71,6 +76,19 @@ fn describe(build: &str) -> &'static str {
         "pr1314-adaptive" => "rayon PR #1314's adaptive policy, JecSleep",
         "pr1314-bounded" => "rayon PR #1314's bounded searchers, JecSleep",
         "eigen" => "Eigen-style event count, rayon's policy",
+        _ => "",
+    }
+}
+
+/// What each of tokio-bench's builds is, for its legend. Its `jec` and
+/// `notifier` run tokio's own policy, not eventcount's default as the
+/// rayon builds of those names do, so [`describe`] would misname them.
+fn describe_tokio(build: &str) -> &'static str {
+    match build {
+        "jec" => "JecSleep, tokio's policy (IdlePolicy::tokio())",
+        "notifier" => "NotifierSleep, tokio's policy",
+        "jec-default-policy" => "JecSleep, eventcount's default policy",
+        "notifier-default-policy" => "NotifierSleep, eventcount's default policy",
         _ => "",
     }
 }
@@ -173,7 +191,7 @@ const TRIANGLE: [Pixel; 3] = [(0, -8), (7, 4), (-6, 4)];
 const DIAMOND: [Pixel; 4] = [(0, -7), (7, 0), (0, 7), (-7, 0)];
 
 /// `corners` as a closed path.
-fn closed(corners: &[Pixel]) -> Vec<Pixel> {
+fn closed<P: Copy>(corners: &[P]) -> Vec<P> {
     corners.iter().chain(corners.first()).copied().collect()
 }
 
@@ -756,6 +774,187 @@ fn scatter_legend(area: &Area<'_>, plot: &Scatter) -> Result {
         )?;
     }
     Ok(())
+}
+
+/// tokio-bench: each build's ratio to stock tokio, one line per case and
+/// metric, on one log axis. A line gives each build a lane of its own, in
+/// legend order, so that builds with close ratios do not cover each other;
+/// the band behind the line is where stock against itself landed.
+pub fn ratios(svg: &mut String, lines: &[RatioLine], run: &Run, machine: &str) -> Result {
+    let mut builds: Vec<&str> = Vec::new();
+    for line in lines {
+        for (build, _) in &line.builds {
+            if !builds.contains(&build.as_str()) {
+                builds.push(build);
+            }
+        }
+    }
+    builds.sort_by_key(|b| rank(b));
+    let what = [
+        "tokio on eventcount: each build's ratio to stock tokio, by case and metric",
+        "Ratio to stock measured in the same round (1.0 = stock): median over rounds (mark), min to max (whisker); log scale. Left of 1.0 is better: less time, less CPU.",
+    ];
+    let top = title_height(&what, run);
+    // plotters cannot measure text without the system fonts; 6 px a
+    // character is the width of the 13 px labels in a wide sans-serif with
+    // room to spare.
+    let longest = lines.iter().map(|l| l.label.chars().count()).max();
+    let label_w = (longest.unwrap_or(0) as u32 * 6 + 30).max(160);
+    let (plot_w, legend_w) = (600, 360);
+    // A lane of 13 px a build: the marks are 12 to 14 px across.
+    let line_h = 13 * builds.len().max(1) as u32 + 16;
+    // The legend needs its height even beside a line or two.
+    let body_h = (line_h * lines.len() as u32 + 60).max(380);
+    let (width, height) = (label_w + plot_w + legend_w, top + body_h);
+    {
+        let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (head, rest) = root.split_vertically(top);
+        title(&head, &what, run, machine)?;
+        let (body, legend) = rest.split_horizontally(label_w + plot_w);
+        ratio_lines(&body, lines, &builds, label_w)?;
+        ratio_legend(&legend, lines, &builds)?;
+        root.present()?;
+    }
+    Ok(())
+}
+
+/// The height of one line of the ratio plot in its y units.
+const LINE: i32 = 100;
+
+fn ratio_lines(area: &Area<'_>, lines: &[RatioLine], builds: &[&str], label_w: u32) -> Result {
+    let n = lines.len();
+    if n == 0 {
+        return Err("no rows to plot".into());
+    }
+    let spans = lines.iter().flat_map(|l| {
+        let ratios = l.builds.iter().map(|(_, r)| r).chain(&l.noise);
+        ratios.flat_map(|r| [r.min, r.max])
+    });
+    let (lo, hi) = spans.fold((1f64, 1f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (x0, x1) = log_range(lo, hi, 1.15, 1.5);
+    // y counts hundredths of a line, in integers: plotters labels an axis
+    // of chosen key points only if its values have a default format, which
+    // integers have and floats lack. The first line is at the top.
+    let top = n as i32 * LINE;
+    let centre = |i: usize| top - LINE / 2 - i as i32 * LINE;
+    let centres: Vec<i32> = (0..n).map(centre).collect();
+    let mut chart = ChartBuilder::on(area)
+        .margin(8)
+        .margin_right(16)
+        .x_label_area_size(44)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(
+            (x0..x1).log_scale().with_key_points(log_ticks(x0, x1, 12)),
+            (0..top).with_key_points(centres),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .bold_line_style(LIGHT)
+        .light_line_style(TRANSPARENT)
+        .x_desc("ratio to stock tokio in the same round (log scale)")
+        .x_label_formatter(&tick_label)
+        .y_labels(n)
+        .y_label_formatter(&|v| {
+            let i = (top - v) / LINE;
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| lines.get(i))
+                .map_or(String::new(), |l| l.label.clone())
+        })
+        .label_style(font(13))
+        .axis_desc_style(font(13))
+        .draw()?;
+    // Rules between the lines, so that each band and its lanes read as one
+    // line.
+    chart.draw_series((1..n as i32).map(|i| {
+        let y = i * LINE;
+        PathElement::new(vec![(x0, y), (x1, y)], LIGHT.stroke_width(1))
+    }))?;
+    // The band has an outline: with one round it has no width, and the
+    // outline is the line where stock again landed. A path, because SVG
+    // draws no rectangle of width zero, not even its stroke.
+    for (i, line) in lines.iter().enumerate() {
+        let (Some(noise), y) = (line.noise, centre(i)) else {
+            continue;
+        };
+        let (lo, hi) = ((noise.min, y - 45), (noise.max, y + 45));
+        let outline = closed(&[lo, (hi.0, lo.1), hi, (lo.0, hi.1)]);
+        chart.draw_series([Rectangle::new([lo, hi], GREY.mix(0.18).filled())])?;
+        chart.draw_series([PathElement::new(outline, GREY.mix(0.4).stroke_width(1))])?;
+    }
+    chart.draw_series([DashedPathElement::new(
+        vec![(1.0, 0), (1.0, top)],
+        5,
+        4,
+        GREY.stroke_width(1),
+    )])?;
+    // The lanes fill the middle 70% of a line, the first build on top.
+    let lane = |build: &str| {
+        let k = builds.len() as i32;
+        let j = builds.iter().position(|b| *b == build).unwrap_or(0) as i32;
+        if k < 2 {
+            0
+        } else {
+            35 - 70 * j / (k - 1)
+        }
+    };
+    for (i, line) in lines.iter().enumerate() {
+        let y = centre(i);
+        for (build, r) in &line.builds {
+            let y = y + lane(build);
+            let whisker = mark_of(build).color.mix(0.7).stroke_width(2);
+            chart.draw_series([PathElement::new(vec![(r.min, y), (r.max, y)], whisker)])?;
+            draw_marker(&mut chart, (r.median, y), mark_of(build))?;
+        }
+        if !line.missing.is_empty() {
+            let note = format!(
+                "not placeable (ratio ≤ 0 or none): {}",
+                line.missing.join(", ")
+            );
+            let style = (FONT, 12)
+                .into_font()
+                .color(&WARN)
+                .pos(Pos::new(HPos::Right, VPos::Center));
+            chart.draw_series([EmptyElement::at((x1, y)) + Text::new(note, (-8, 0), style)])?;
+        }
+    }
+    Ok(())
+}
+
+/// The builds of every line, each once, in legend order, with what the
+/// whiskers, the band and the dashed line mean.
+fn ratio_legend(area: &Area<'_>, lines: &[RatioLine], builds: &[&str]) -> Result {
+    let mut legend = legend_chart(area, Some("builds"))?;
+    for &build in builds {
+        legend_marker(&mut legend, build, mark_of(build))?;
+        legend_text(&mut legend, describe_tokio(build))?;
+    }
+    legend_line(
+        &mut legend,
+        "whisker: min to max of the per-round",
+        |(x, y)| PathElement::new(vec![(x + 2, y), (x + 18, y)], GREY.stroke_width(2)),
+    )?;
+    legend_text(&mut legend, "ratios (none with one round)")?;
+    if lines.iter().any(|l| l.noise.is_some()) {
+        legend_line(
+            &mut legend,
+            "grey band: stock against stock over the",
+            |(x, y)| {
+                let (shade, outline) = (GREY.mix(0.18).filled(), GREY.mix(0.4).stroke_width(1));
+                EmptyElement::at((x + 10, y))
+                    + Rectangle::new([(-8, -8), (8, 8)], shade)
+                    + Rectangle::new([(-8, -8), (8, 8)], outline)
+            },
+        )?;
+        legend_text(&mut legend, "rounds; a build inside it is within noise")?;
+    }
+    legend_line(&mut legend, "1.0: stock", |(x, y)| {
+        let line = vec![(x + 10, y - 9), (x + 10, y + 9)];
+        DashedPathElement::new(line, 5, 4, GREY.stroke_width(1))
+    })?;
+    draw_legend(&mut legend, (4, 0), 13)
 }
 
 #[cfg(test)]

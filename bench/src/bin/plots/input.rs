@@ -1,6 +1,7 @@
-//! The two JSON documents the plots are drawn from, and what the plots take
-//! out of them: `bench-report --json-file` (the example pool, B2) and
-//! `scripts/rayon-bench --json` (the rayon drop-in).
+//! The three JSON documents the plots are drawn from, and what the plots
+//! take out of them: `bench-report --json-file` (the example pool, B2),
+//! `scripts/rayon-bench --json` (the rayon drop-in) and
+//! `eventcount-interop tokio-bench --json` (tokio on eventcount).
 //!
 //! Only the fields the plots use are declared; serde skips the rest, so a
 //! report with more benches or metrics still reads. `null` stands for a
@@ -59,13 +60,27 @@ pub struct RayonJson {
     rayon: String,
     #[serde(rename = "rayon-core")]
     rayon_core: String,
-    rows: Vec<RayonRow>,
+    rows: Vec<InteropRow>,
 }
 
-/// One metric of one case: every build's median, and the median, min and
-/// max over rounds of its ratio to stock in the same round.
+/// `cargo run --release -p eventcount-interop -- tokio-bench --json`.
 #[derive(Debug, Deserialize)]
-struct RayonRow {
+pub struct TokioJson {
+    /// null when git could not say which commit was built.
+    commit: Option<String>,
+    /// 0 when the run could not count the vCPUs.
+    vcpus: usize,
+    rounds: usize,
+    tokio: String,
+    rows: Vec<InteropRow>,
+}
+
+/// One metric of one case, as eventcount-interop prints it for
+/// rayon-bench and tokio-bench alike (its `Row::to_json`): every build's
+/// median, and the median, min and max over rounds of its ratio to stock
+/// in the same round.
+#[derive(Debug, Deserialize)]
+struct InteropRow {
     bench: String,
     case: String,
     metric: String,
@@ -233,6 +248,22 @@ impl Scatter {
     }
 }
 
+/// tokio-bench: one case and metric, each build's ratio to stock tokio.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatioLine {
+    /// `echo, 2 workers — p50 latency us`: the case, then the metric with
+    /// its unit.
+    pub label: String,
+    /// Every build with a ratio a log axis can place, in legend order.
+    pub builds: Vec<(String, Ratio)>,
+    /// Stock against stock in the same round (`stock again`): the noise.
+    pub noise: Option<Ratio>,
+    /// Builds of the row with no ratio a log axis can place: a round with
+    /// stock at zero has no ratio, so a row whose stock was zero in every
+    /// round has none at all.
+    pub missing: Vec<String>,
+}
+
 /// Which CPU the y axis of the CPU-vs-latency plots shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Cpu {
@@ -292,9 +323,10 @@ fn axes(bench: &str, cpu: Cpu) -> Option<(Axis, Axis)> {
     Some((latency, cpu))
 }
 
-/// The builds of rayon-bench and the pools of bench-report, in the order
-/// the legends list them; unknown names follow, in the order they came.
-pub const ORDER: [&str; 11] = [
+/// The builds of rayon-bench and tokio-bench and the pools of
+/// bench-report, in the order the legends list them; unknown names follow,
+/// in the order they came.
+pub const ORDER: [&str; 13] = [
     "stock",
     "rayon",
     "jec-rayon",
@@ -302,6 +334,8 @@ pub const ORDER: [&str; 11] = [
     "jec-nocap",
     "notifier",
     "notifier-nocap",
+    "jec-default-policy",
+    "notifier-default-policy",
     "pr1314-adaptive",
     "pr1314-bounded",
     "eigen",
@@ -456,13 +490,13 @@ impl RayonJson {
     pub fn scatter(&self, bench: &str, cpu: Cpu) -> Option<Scatter> {
         let (latency, cpu) = axes(bench, cpu)?;
         let (baseline, again) = ("stock", "stock again");
-        let rows: Vec<&RayonRow> = self.rows.iter().filter(|r| r.bench == bench).collect();
+        let rows: Vec<&InteropRow> = self.rows.iter().filter(|r| r.bench == bench).collect();
         let row = |case: &str, metric: &str| {
             rows.iter()
                 .find(|r| r.case == case && r.metric == metric)
                 .copied()
         };
-        let ratio = |row: &RayonRow, build: &str| {
+        let ratio = |row: &InteropRow, build: &str| {
             let r = row.x_stock.get(build)?;
             Ratio::new(r.median, &[r.min, r.max])
         };
@@ -507,6 +541,62 @@ impl RayonJson {
     }
 }
 
+impl TokioJson {
+    pub fn parse(text: &str) -> Result<TokioJson, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    pub fn run(&self) -> Run {
+        Run {
+            vcpus: (self.vcpus > 0).then_some(self.vcpus),
+            detail: format!("tokio {}", self.tokio),
+            commit: self.commit.clone(),
+            rounds: self.rounds,
+            quick: false,
+        }
+    }
+
+    /// Every row, in the order the run printed it (a run of some cases
+    /// only, `--only echo,ticker`, has only their rows), with `stock again`
+    /// as its noise.
+    pub fn lines(&self) -> Vec<RatioLine> {
+        let (baseline, again) = ("stock", "stock again");
+        self.rows
+            .iter()
+            .map(|row| {
+                let ratio = |build: &str| {
+                    let r = row.x_stock.get(build)?;
+                    Ratio::new(r.median, &[r.min, r.max])
+                };
+                // A build whose every round lacks a ratio is in the medians
+                // only; it still belongs on the line, as missing.
+                let mut builds = distinct(
+                    row.medians
+                        .keys()
+                        .chain(row.x_stock.keys())
+                        .map(String::as_str),
+                );
+                builds.retain(|&b| b != baseline && b != again);
+                builds.sort_by_key(|b| rank(b));
+                let mut placed = Vec::new();
+                let mut missing = Vec::new();
+                for build in builds {
+                    match ratio(build) {
+                        Some(r) => placed.push((build.to_string(), r)),
+                        None => missing.push(build.to_string()),
+                    }
+                }
+                RatioLine {
+                    label: format!("{} — {}", row.case, row.metric),
+                    builds: placed,
+                    noise: ratio(again),
+                    missing,
+                }
+            })
+            .collect()
+    }
+}
+
 /// The runs the tests draw from.
 #[cfg(test)]
 pub mod fixtures {
@@ -514,11 +604,15 @@ pub mod fixtures {
     pub const REPORT: &str = include_str!("testdata/bench-report.json");
     /// Trimmed from `scripts/rayon-bench --rounds 1 --only B7,B8`.
     pub const RAYON: &str = include_str!("testdata/rayon-bench.json");
+    /// Written by hand in the shape of `tokio-bench --json --rounds 3
+    /// --only echo,ticker`, without echo's 4-worker rows; the numbers are
+    /// made up, not measured.
+    pub const TOKIO: &str = include_str!("testdata/tokio-bench.json");
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fixtures::{RAYON, REPORT};
+    use super::fixtures::{RAYON, REPORT, TOKIO};
     use super::*;
 
     #[test]
@@ -640,6 +734,77 @@ mod tests {
         assert_eq!(b8.panels[0].missing, ["jec-rayon"], "its latency is null");
         assert!(rayon.scatter("B6", Cpu::Wasted).is_none());
         assert!(rayon.scatter("B7", Cpu::Pool).is_none(), "no pool CPU rows");
+    }
+
+    #[test]
+    fn tokio_run_has_the_version_and_the_commit() {
+        let tokio = TokioJson::parse(TOKIO).unwrap();
+        assert_eq!(
+            tokio.run(),
+            Run {
+                vcpus: Some(2),
+                detail: "tokio 1.54.1".to_string(),
+                commit: Some("5c0ffee".to_string()),
+                rounds: 3,
+                quick: false,
+            }
+        );
+        // What tokio-bench writes when it could not count the vCPUs or ask
+        // git for the commit.
+        let blind = r#"{"commit": null, "vcpus": 0, "tokio": "1.54.1", "rounds": 1, "rows": []}"#;
+        let run = TokioJson::parse(blind).unwrap().run();
+        assert_eq!((run.commit, run.vcpus), (None, None));
+    }
+
+    #[test]
+    fn tokio_lines_keep_run_order_with_stock_again_as_noise() {
+        let lines = TokioJson::parse(TOKIO).unwrap().lines();
+        let labels: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "echo, 2 workers — p50 latency us",
+                "echo, 2 workers — p99 latency us",
+                "echo, 2 workers — worker cpu us per request",
+                "ticker, 2 workers — worker cpu us per 1 ms tick",
+                "ticker, 4 workers — worker cpu us per 1 ms tick",
+            ]
+        );
+        let p50 = &lines[0];
+        let builds: Vec<&str> = p50.builds.iter().map(|(b, _)| b.as_str()).collect();
+        assert_eq!(
+            builds,
+            [
+                "jec",
+                "notifier",
+                "jec-default-policy",
+                "notifier-default-policy"
+            ],
+            "legend order, not the medians' alphabetical one"
+        );
+        assert!(near(p50.builds[1].1, (1.2, 1.29, 1.4)));
+        assert!(near(p50.noise.unwrap(), (0.88, 1.0, 1.16)));
+        assert!(p50.missing.is_empty());
+        let p99 = lines[1].noise.unwrap();
+        assert_eq!(
+            (p99.min, p99.max),
+            (0.01, 40.0),
+            "the band spans every round"
+        );
+    }
+
+    #[test]
+    fn a_tokio_row_without_ratios_keeps_its_builds_as_missing() {
+        // Stock measured zero in every round: no build has a ratio.
+        let zero = r#"{"commit": "5c0ffee", "vcpus": 2, "tokio": "1.54.1", "rounds": 1,
+            "rows": [{"bench": "tokio", "case": "ticker, 2 workers",
+                      "metric": "worker cpu us per 1 ms tick",
+                      "medians": {"stock": 0.0, "stock again": 0.0, "notifier": 3.0, "jec": 2.0},
+                      "x_stock": {}}]}"#;
+        let lines = TokioJson::parse(zero).unwrap().lines();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].builds.is_empty() && lines[0].noise.is_none());
+        assert_eq!(lines[0].missing, ["jec", "notifier"]);
     }
 
     #[test]
