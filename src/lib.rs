@@ -185,6 +185,16 @@ pub mod docs {
     #[doc = "<div style=\"overflow-x: auto\">"]
     #[doc = include_str!("../docs/plots/b2-round-trip.svg")]
     #[doc = "</div>"]
+    ///
+    /// # tokio on eventcount
+    ///
+    /// Each build's ratio to stock tokio in the same round, one line per
+    /// case and metric of `tokio-bench`, with the stock-vs-stock band in
+    /// grey ([docs/tokio.md](crate::docs::tokio), "Benchmark").
+    ///
+    #[doc = "<div style=\"overflow-x: auto\">"]
+    #[doc = include_str!("../docs/plots/tokio-ratios.svg")]
+    #[doc = "</div>"]
     pub mod plots {}
     #[doc = include_str!("../docs/development.md")]
     pub mod development {}
