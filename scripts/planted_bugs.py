@@ -533,17 +533,16 @@ CASES = [
     (
         "external park: a JecSleep round after the park's own return does not count the worker back in",
         "src/jec/mod.rs",
-        """        if !idle.counted {
-            self.count_back_in(idle);
-        }""",
-        """        idle.counted = true;""",
+        """            self.count_inactive(operation, idle.worker);
+            idle.counted = true;""",
+        """            idle.counted = true;""",
         "models::external_park::jec_sleep_mixed_parking_after_a_spurious_return",
         "the worker searches and sleeps uncounted: the inactive count runs below the sleepers",
     ),
     (
         "external park: a NotifierSleep round after the park's own return does not count the worker back in",
         "src/notifier/sleep.rs",
-        """            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+        """            self.count_awake_idle(operation, idle.worker);
             idle.counted = true;""",
         """            idle.counted = true;""",
         "models::external_park::notifier_sleep_mixed_parking_after_a_spurious_return",

@@ -339,7 +339,10 @@ impl JecSleep {
             return Round::PastDeadline;
         }
         if !idle.counted {
-            self.count_back_in(idle);
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it.
+            self.count_inactive(operation, idle.worker);
+            idle.counted = true;
         }
         let step = idle.period.next_step(
             latch,
@@ -370,21 +373,20 @@ impl JecSleep {
         }
     }
 
-    /// The first round after a park of the caller's returned with no wake:
-    /// the worker is idle again, counted as `start_looking` counts it, and
-    /// searches anew.
-    #[cold]
-    fn count_back_in(&self, idle: &mut JecIdle<'_>) {
+    /// `inactive += 1` for a worker that starts looking (or looks again
+    /// after its park's own return), refusing to count more than every
+    /// worker.
+    #[inline]
+    #[track_caller]
+    fn count_inactive(&self, operation: &str, worker: usize) {
         if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
             panic!(
-                "no_work_found_parked: worker {} would be looking for work while {} \
+                "{operation}: worker {worker} would be looking for work while {} \
                  ({counters:?}); a search was started and never ended (was its JecIdle \
                  leaked?)",
-                idle.worker,
                 all_looking(self.workers.len())
             );
         }
-        idle.counted = true;
     }
 
     /// Make the JEC even ("sleepy") if it is odd, and return its value: a
@@ -674,14 +676,7 @@ impl SleepProtocol for JecSleep {
     #[track_caller]
     fn start_looking(&self, worker: usize) -> JecIdle<'_> {
         self.worker("start_looking", worker);
-        if let Err(counters) = self.counters.try_add_inactive(self.workers.len()) {
-            panic!(
-                "start_looking: worker {worker} would be looking for work while {} \
-                 ({counters:?}); a search was started and never ended (was its JecIdle \
-                 leaked?)",
-                all_looking(self.workers.len())
-            );
-        }
+        self.count_inactive("start_looking", worker);
         JecIdle {
             sleep: self,
             worker,

@@ -337,6 +337,45 @@ fn jec_sleep_unpark_before_the_park() {
     unpark_before_the_park::<JecSleep>();
 }
 
+/// Whether the worker that takes the job stops the others.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StopsOthers {
+    Yes,
+    No,
+}
+
+/// Worker `me` on the protocol's own parker: it runs the one injected job
+/// or stops once `done` is set.
+fn on_own_parker<S: SleepProtocol>(
+    sleep: &S,
+    me: usize,
+    injector: &AtomicUsize,
+    done: &AtomicBool,
+    stops_others: StopsOthers,
+) {
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(me);
+    loop {
+        if take(injector) {
+            if stops_others == StopsOthers::Yes {
+                done.store(true, Ordering::Release);
+                sleep.work_found(idle);
+                // The other worker may be asleep: it stops on `done`.
+                sleep.wake_all();
+            } else {
+                sleep.work_found(idle);
+            }
+            return;
+        }
+        if done.load(Ordering::Acquire) {
+            sleep.work_found(idle);
+            return;
+        }
+        let has_work = || injector.load(Ordering::Acquire) > 0 || done.load(Ordering::Acquire);
+        let _ = sleep.no_work_found(&mut idle, &latch, has_work);
+    }
+}
+
 /// A pool that mixes the two: worker 0 parks externally, worker 1 on the
 /// protocol's own parker, and one post must reach one of them. With
 /// `Park::SpuriousFirst`, worker 0's first park returns unwoken, and its
@@ -370,23 +409,7 @@ fn mixed_parking<S: SleepProtocol + 'static>(how: Park) {
             }
         });
         let own = spawn_with!(sleep, injector, done => {
-            let latch = CoreLatch::idle_loop();
-            let mut idle = sleep.start_looking(1);
-            loop {
-                if take(&injector) {
-                    done.store(true, Ordering::Release);
-                    sleep.work_found(idle);
-                    sleep.wake_all();
-                    return;
-                }
-                if done.load(Ordering::Acquire) {
-                    sleep.work_found(idle);
-                    return;
-                }
-                let has_work =
-                    || injector.load(Ordering::Acquire) > 0 || done.load(Ordering::Acquire);
-                let _ = sleep.no_work_found(&mut idle, &latch, has_work);
-            }
+            on_own_parker(&*sleep, 1, &injector, &done, StopsOthers::Yes)
         });
         inject_one(&*sleep, &injector);
         join_all([external, own]);
@@ -448,21 +471,7 @@ fn park_return_leaves_the_idle_period<S: SleepProtocol + 'static>() {
             }
         });
         let own = spawn_with!(sleep, injector, done => {
-            let latch = CoreLatch::idle_loop();
-            let mut idle = sleep.start_looking(1);
-            loop {
-                if take(&injector) {
-                    sleep.work_found(idle);
-                    return;
-                }
-                if done.load(Ordering::Acquire) {
-                    sleep.work_found(idle);
-                    return;
-                }
-                let has_work =
-                    || injector.load(Ordering::Acquire) > 0 || done.load(Ordering::Acquire);
-                let _ = sleep.no_work_found(&mut idle, &latch, has_work);
-            }
+            on_own_parker(&*sleep, 1, &injector, &done, StopsOthers::No)
         });
         let poster = spawn_with!(sleep, injector => inject_one(&*sleep, &injector));
         join_all([poster, external, own]);

@@ -368,8 +368,7 @@ impl NotifierSleep {
         if !idle.counted {
             // The first round after a park of the caller's returned with no
             // wake: idle again, counted as `start_looking` counts it.
-            // Relaxed, as every increment of the count (see AwakeAgain).
-            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            self.count_awake_idle(operation, idle.worker);
             idle.counted = true;
         }
         let step = idle.period.next_step(
@@ -411,6 +410,29 @@ impl NotifierSleep {
         //    re-check of the event count, and the one that sees work pushed
         //    to a queue `has_work` does not look at (a worker's own deque).
         Round::Announced
+    }
+
+    /// `awake_idle += 1` for a worker that starts looking (or looks again
+    /// after its park's own return), refusing to pass the capacity.
+    #[inline]
+    #[track_caller]
+    fn count_awake_idle(&self, operation: &str, worker: usize) {
+        let capacity = self.notifier.capacity();
+        // Check before write: a count above the capacity is never
+        // published, not even for a moment that another thread could act on.
+        // Relaxed, as every access to the count (see AwakeAgain).
+        let counted = self
+            .awake_idle
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                ((n as usize) < capacity).then_some(n + 1)
+            });
+        if counted.is_err() {
+            panic!(
+                "{operation}: worker {worker} would be looking for work while {}; a \
+                 search was started and never ended (was its NotifierIdle leaked?)",
+                all_looking(capacity)
+            );
+        }
     }
 
     /// A round that starts after its deadline: no search and no sleep. A
@@ -596,21 +618,7 @@ impl SleepProtocol for NotifierSleep {
             "start_looking: worker index {worker} is out of range for a NotifierSleep of {}",
             Count(capacity, "worker")
         );
-        // Check before write: a count above the capacity is never
-        // published, not even for a moment that another thread could act on.
-        // Relaxed, as every access to the count (see AwakeAgain).
-        let counted = self
-            .awake_idle
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                ((n as usize) < capacity).then_some(n + 1)
-            });
-        if counted.is_err() {
-            panic!(
-                "start_looking: worker {worker} would be looking for work while {}; a \
-                 search was started and never ended (was its NotifierIdle leaked?)",
-                all_looking(capacity)
-            );
-        }
+        self.count_awake_idle("start_looking", worker);
         NotifierIdle {
             sleep: self,
             worker,
