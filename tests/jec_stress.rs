@@ -169,7 +169,7 @@ impl Pool {
     }
 
     /// The final check's view: injected work, or shutdown.
-    fn has_injected_jobs(&self) -> bool {
+    fn has_work(&self) -> bool {
         self.shutdown.load(Ordering::Acquire) || !self.injector.lock().unwrap().is_empty()
     }
 
@@ -303,16 +303,16 @@ impl Pool {
 
     /// One empty round of an idle loop, sleeping against `latch`.
     fn idle_round(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) {
-        let has_injected_jobs = || self.has_injected_jobs();
+        let has_work = || self.has_work();
         match self.sleep_limit {
             None => {
-                let _ = self.sleep.no_work_found(idle, latch, has_injected_jobs);
+                let _ = self.sleep.no_work_found(idle, latch, has_work);
             }
             Some(limit) => {
                 let deadline = Instant::now() + limit;
-                let outcome =
-                    self.sleep
-                        .no_work_found_until(idle, latch, has_injected_jobs, deadline);
+                let outcome = self
+                    .sleep
+                    .no_work_found_until(idle, latch, has_work, deadline);
                 if outcome == WaitOutcome::TimedOut {
                     self.timeouts.fetch_add(1, Ordering::Relaxed);
                 }

@@ -6,7 +6,7 @@
 //! Every test uses a policy that gets sleepy at the first empty round
 //! (`yield_rounds(0)`), so round 0 announces sleepiness and round 1 tries to
 //! sleep. Work is posted from inside the protocol's windows, either between
-//! two `no_work_found` calls or from the `has_injected_jobs` closure, which
+//! two `no_work_found` calls or from the `has_work` closure, which
 //! runs while the worker is registered as a sleeper. A test that could block
 //! forever on a regression runs under `with_watchdog`, which turns a hang
 //! into a failure naming the test; no test asserts on a duration.
@@ -207,7 +207,7 @@ fn a_second_sleepy_worker_does_not_move_the_jec() {
 
 // ---------------------------------------------------------------------------
 // Window 2 (Blitz's): a post after the worker is registered as a sleeper
-// and before it blocks. The `has_injected_jobs` closure runs exactly there.
+// and before it blocks. The `has_work` closure runs exactly there.
 // ---------------------------------------------------------------------------
 
 /// Worker 0 of `sleep` gets sleepy, then tries to sleep; while it is

@@ -1,11 +1,11 @@
-//! A `has_injected_jobs` closure for `JecSleep::no_work_found` that tests can
-//! put assertions in.
+//! A `has_work` closure (the final check) for `JecSleep::no_work_found`
+//! that tests can put assertions in.
 
 use std::any::Any;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 
-/// The `has_injected_jobs` closure of one or more `no_work_found` calls,
+/// The `has_work` closure of one or more `no_work_found` calls,
 /// counting its runs.
 ///
 /// The worker is registered as a sleeper while the closure runs, and a panic
