@@ -46,7 +46,9 @@ It fails (exit 1, one line per problem) when:
   (`size()`, `.size`, `::size`, `fn size`), so that the plain word does not
   count;
 - a repository path that a doc names does not exist. The docs here are
-  docs/*.md, README.md, CHANGELOG.md and the comments in src/. A path is a
+  docs/*.md, README.md, CHANGELOG.md, the comments in src/ and the
+  comments of every Cargo.toml (the manifests say which file each
+  dependency serves, and a path there read from the root). A path is a
   run of name characters with at least one `/` in it (`src/jec/worker.rs`,
   `docs/plots/`, `.ci/run`), in backticks or not, in code blocks too. It is
   a path of this repository, and checked, when
@@ -424,6 +426,7 @@ EXTERNAL_PATHS = {
     "src/sleep/", "src/registry.rs", "registry.rs",  # rayon-core's
     "src/runtime/",  # tokio's
     "EVENTCOUNT.md",  # written into an exported rayon-core
+    "docs.rs",  # the documentation site, named in prose as a site
 }
 FILE_EXTENSIONS = ("rs", "md", "py", "toml", "svg", "json", "yml", "yaml", "sh", "lock", "txt",
                    "csv")
@@ -529,9 +532,25 @@ def lexed(path):
     return src_lexed[path]
 
 
+def toml_comment(line):
+    """The comment of one line of a TOML file (after a `#` outside a
+    string), or None."""
+    quote = None
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            return line[i + 1:]
+    return None
+
+
 def doc_lines():
     """(file, line number, text, in a fenced code block) for every line of
-    docs/*.md, README.md and CHANGELOG.md, and every comment line in src/."""
+    docs/*.md, README.md and CHANGELOG.md, every comment line in src/, and
+    every comment of a Cargo.toml."""
     sources = sorted(docs.items()) + [("README.md", readme), ("CHANGELOG.md", changelog)]
     for path, text in sources:
         fenced = False
@@ -550,6 +569,11 @@ def doc_lines():
                 fenced = not fenced
                 continue
             yield path, line, body, fenced
+    for manifest in files("Cargo.toml") + files("*/Cargo.toml"):
+        for i, line in enumerate(read(manifest).split("\n")):
+            comment = toml_comment(line)
+            if comment is not None:
+                yield rel(manifest), i + 1, comment, False
 
 
 def external(path, line, start, end):
