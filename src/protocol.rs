@@ -193,8 +193,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     ///   period stays where it was: a sleepy `JecSleep` worker tries to sleep
     ///   at its next round. A `NotifierSleep` worker that announced itself
     ///   in the round before withdraws, as it does when its final check
-    ///   finds work (a notification it was handed goes on to the next
-    ///   waiter), and announces itself again at its next round.
+    ///   finds work (keeping a notification that reached it: it counts as
+    ///   woken by it), and announces itself again at its next round.
     /// - Every other round returns [`WaitOutcome::Notified`].
     ///
     /// Either way no wake meant for this worker or for anyone else is lost:

@@ -162,7 +162,7 @@ fn notifier_sleep_two_threads_on_one_worker_index_timed() {
 }
 
 /// A round of `NotifierSleep` whose announcement finds the worker's waiter
-/// slot in use (here by the test itself, through the notifier inside):
+/// slot in use (here by a second search as the same worker, announced):
 /// the panic names the call the user made, the latch stays UNSET and the
 /// awake idle count stays as it was. Once the slot is free, the worker's
 /// rounds reach their final check again: a latch left SLEEPY would make
@@ -170,9 +170,12 @@ fn notifier_sleep_two_threads_on_one_worker_index_timed() {
 #[test]
 fn notifier_sleep_round_on_a_slot_in_use_leaves_latch_and_count() {
     for timed in [false, true] {
-        let sleep = eager::<NotifierSleep>(1);
+        // A second search as worker 0, announced, holds the slot.
+        let sleep = eager::<NotifierSleep>(2);
         let latch = CoreLatch::idle_loop();
-        let wait = sleep.notifier().prepare_wait(0);
+        let holder_latch = CoreLatch::idle_loop();
+        let mut holder = sleep.start_looking(0);
+        sleep.no_work_found(&mut holder, &holder_latch, || true);
         let mut idle = sleep.start_looking(0);
         let message = rounds_until_panic(&sleep, &mut idle, &latch, timed)
             .expect("a round on a slot in use did not panic");
@@ -188,7 +191,7 @@ fn notifier_sleep_round_on_a_slot_in_use_leaves_latch_and_count() {
         assert!(message.contains("its waiter slot is prepared"), "{message}");
         assert_eq!(latch_state(&latch), "unset");
         assert_eq!(sleep.awake_idle(), 1, "the count of awake idle workers");
-        sleep.notifier().cancel_wait(wait);
+        sleep.work_found(holder);
 
         let checks = std::cell::Cell::new(0);
         for _ in 0..3 {

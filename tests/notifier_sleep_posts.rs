@@ -4,35 +4,45 @@
 //! one per job when it was not (rayon's rule, which `JecSleep` follows
 //! too). docs/notifier.md, "How many a post wakes".
 //!
-//! The sleepers are waits prepared on the notifier inside, one per worker
-//! index, so that the test runs on one thread: a prepared wait is on the
-//! waiter stack, where a post finds it, and committing it with a deadline
-//! already past says whether a post released it, without blocking.
+//! The sleepers are workers 0..3 that announced themselves, so that the
+//! test runs on one thread: an announced worker is on the waiter stack,
+//! where a post finds it, and its sleep attempt returns at once if a post
+//! reached it, or times out soon after if none did.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol, WaitOutcome};
+use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol, WaitOutcome};
 
-/// Workers 0..3 wait on the notifier; `awake` of workers 3.. are awake and
-/// idle; then `post` runs. Returns how many of the waiters it released.
+/// Workers 0..3 announce themselves; `awake` of workers 3.. are awake and
+/// idle; then `post` runs. Returns how many of the announced workers it
+/// woke.
 fn released_by(awake: usize, post: impl FnOnce(&NotifierSleep)) -> usize {
     let sleep = NotifierSleep::with_policy(3 + awake, IdlePolicy::rayon().yield_rounds(0));
-    let notifier = sleep.notifier();
-    let waits: Vec<_> = (0..3).map(|w| notifier.prepare_wait(w)).collect();
+    let latches: Vec<_> = (0..3).map(|_| CoreLatch::idle_loop()).collect();
+    let mut announced: Vec<_> = (0..3).map(|w| sleep.start_looking(w)).collect();
+    for (idle, latch) in announced.iter_mut().zip(&latches) {
+        assert_eq!(sleep.no_work_found(idle, latch, || false), Round::Announced);
+    }
     let idle: Vec<_> = (3..3 + awake).map(|w| sleep.start_looking(w)).collect();
     assert_eq!(sleep.awake_idle(), awake);
     post(&sleep);
-    let past = Instant::now();
-    let released = waits
-        .into_iter()
-        .map(|wait| notifier.commit_wait_until(wait, past))
+    // Each attempt gets its own deadline: a round that starts after it
+    // withdraws without looking for a notification.
+    let released = announced
+        .iter_mut()
+        .zip(&latches)
+        .map(|(idle, latch)| {
+            let soon = Instant::now() + Duration::from_millis(5);
+            sleep.no_work_found_until(idle, latch, || false, soon)
+        })
         .filter(|outcome| *outcome == WaitOutcome::Notified)
         .count();
-    // The awake idle workers end their searches: the last one hands off,
-    // and nobody is left waiting for it.
-    for state in idle {
+    // Every worker ends its search: the last one hands off, and nobody is
+    // left waiting for it.
+    for state in idle.into_iter().chain(announced) {
         sleep.work_found(state);
     }
+    assert_eq!(sleep.awake_idle(), 0);
     released
 }
 

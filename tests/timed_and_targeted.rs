@@ -337,14 +337,15 @@ fn notifier_sleep_rounds_after_the_deadline_time_out_at_once() {
     rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(IdlePolicy::rayon(), 0);
 }
 
-/// Two `NotifierSleep` workers announced; a notify reaches the one on top
-/// of the waiter stack, whose next round starts after its deadline. That
-/// round withdraws it, and the notification goes on to the other worker,
-/// whose sleep attempt then returns at once instead of sleeping.
+/// Two `NotifierSleep` workers announced; a post wakes the one on top of
+/// the waiter stack, whose next round starts after its deadline. That round
+/// withdraws it, and it keeps the notification: it counts as woken, awake
+/// and idle, so the other worker is not woken for the same post, and a
+/// second post wakes nobody, since the woken worker covers it.
 #[test]
-fn notifier_sleep_round_after_the_deadline_hands_a_notification_on() {
+fn notifier_sleep_round_after_the_deadline_keeps_its_notification() {
     with_watchdog(
-        "notifier_sleep_round_after_the_deadline_hands_a_notification_on",
+        "notifier_sleep_round_after_the_deadline_keeps_its_notification",
         || {
             let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().yield_rounds(0));
             let (latch0, latch1) = (CoreLatch::idle_loop(), CoreLatch::idle_loop());
@@ -355,7 +356,7 @@ fn notifier_sleep_round_after_the_deadline_hands_a_notification_on() {
             let _ = sleep.no_work_found_until(&mut idle0, &latch0, || false, far);
             let _ = sleep.no_work_found_until(&mut idle1, &latch1, || false, far);
             assert_eq!(sleep.awake_idle(), 0);
-            assert!(sleep.notifier().notify_one(), "nobody was announced");
+            sleep.new_injected_jobs(1, true);
             let outcome = sleep.no_work_found_until(&mut idle1, &latch1, || false, Instant::now());
             assert_eq!(outcome, WaitOutcome::TimedOut);
             assert_eq!(
@@ -363,16 +364,24 @@ fn notifier_sleep_round_after_the_deadline_hands_a_notification_on() {
                 1,
                 "the withdrawn worker counts as awake"
             );
-            // Worker 0 holds the notification: its sleep attempt returns at
-            // once (a lost notification would leave it asleep until the
-            // watchdog fires).
-            let outcome = sleep.no_work_found_until(&mut idle0, &latch0, || false, far);
-            assert_eq!(outcome, WaitOutcome::Notified);
-            assert_eq!(sleep.stats().waits, 0, "worker 0 slept");
+            // Worker 1 covers a second post: nobody is woken for it.
+            sleep.new_injected_jobs(1, true);
+            // Worker 0 holds no notification: its sleep attempt times out
+            // (a notification passed on, or a second wake, would end it at
+            // once).
+            let soon = Instant::now() + Duration::from_millis(5);
+            let outcome = sleep.no_work_found_until(&mut idle0, &latch0, || false, soon);
+            assert_eq!(outcome, WaitOutcome::TimedOut);
             sleep.work_found(idle0);
             sleep.work_found(idle1);
             assert_eq!(sleep.awake_idle(), 0);
-            assert!(!sleep.notifier().notify_one(), "a waiter was left behind");
+            // Nobody was left on the waiter stack: both announce again.
+            for worker in 0..2 {
+                let latch = CoreLatch::idle_loop();
+                let mut idle = sleep.start_looking(worker);
+                let _ = sleep.no_work_found_until(&mut idle, &latch, || false, far);
+                sleep.work_found(idle);
+            }
         },
     );
 }

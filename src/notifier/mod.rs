@@ -14,6 +14,7 @@
 //! | `waiter_ids.rs` | [`WaiterIds`], slot ids for waiters that come and go          |
 //! | `sleep.rs`      | [`NotifierSleep`], the notifier as a pool's sleep protocol    |
 
+mod idle_count;
 mod sleep;
 mod slot;
 mod state;
@@ -433,6 +434,17 @@ impl Notifier {
     pub fn cancel_wait(&self, wait: PreparedWait<'_>) {
         let wid = wait.disarm_for(self, "cancel_wait");
         self.cancel(wid);
+    }
+
+    /// Leave the wait without sleeping, like `cancel_wait`, but keep a
+    /// notification that a notify (or a targeted wake) already delivered
+    /// instead of passing it on: the caller counts as woken by it, and
+    /// answers for what it was sent for. Returns whether one was delivered.
+    /// `NotifierSleep`'s withdrawals (docs/notifier.md, "A withdrawal keeps
+    /// its notification").
+    pub(crate) fn withdraw_keeping(&self, wait: PreparedWait<'_>, operation: &str) -> bool {
+        let wid = wait.disarm_for(self, operation);
+        self.withdraw(wid) != Withdrawal::Withdrawn
     }
 
     /// The cancel step itself; also run by `PreparedWait::drop`.

@@ -7,13 +7,15 @@
 //! documented once on the trait, that a scheduler generic over the protocol
 //! and one that names `NotifierSleep` call in the same words, with no
 //! forwarding layer between the two to drift. What is inherent is what only
-//! this type has: its constructors, its policy, the notifier inside and its
-//! count of awake idle workers.
+//! this type has: its constructors, its policy and its count of awake idle
+//! workers. The notifier inside stays inside: a wait prepared on it by hand
+//! would take wakes that the protocol counts on a worker coming back.
 
 use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
+use super::idle_count::IdleCount;
 use super::{Ended, Notifier, PreparedWait};
 use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
@@ -22,7 +24,7 @@ use crate::outcome::WaitOutcome;
 use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
 use crate::stats::SleepStats;
-use crate::sync::{shared_clock_ns, AtomicU32, Ordering};
+use crate::sync::shared_clock_ns;
 use crate::unpark::Unpark;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
@@ -35,12 +37,15 @@ use crate::unpark::Unpark;
 ///
 /// Awake idle workers are counted in one shared word, as rayon counts its
 /// inactive ones: `start_looking` and a wake add one, the end of a search
-/// and going to sleep take one off. A post wakes only as many sleepers as
-/// the awake idle workers cannot cover (when the queue was empty before
-/// it), and costs one fence plus one load when nobody sleeps. The last
-/// awake idle worker to find work wakes one sleeper to search in its place
+/// and going to sleep take one off. A worker that a wake reached counts
+/// from the moment its waker delivered it, before it runs, as rayon's
+/// waker takes a woken worker off the sleeping count. A post wakes only as
+/// many sleepers as these workers cannot cover (when the queue was empty
+/// before it), and costs one fence plus one load when nobody sleeps. The
+/// last of them to find work wakes one sleeper to search in its place
 /// (the hand-off), and the searcher cap sends workers over it straight to
-/// sleep. [docs/notifier.md](crate::docs::notifier),
+/// sleep. A worker that withdraws from a sleep attempt keeps a
+/// notification that reached it: it counts as woken by it. [docs/notifier.md](crate::docs::notifier),
 /// "NotifierSleep", has the word's layout, its orderings and why no wake
 /// is lost.
 ///
@@ -58,13 +63,15 @@ use crate::unpark::Unpark;
 #[derive(Debug)]
 pub struct NotifierSleep {
     notifier: Notifier,
-    /// Workers awake and idle: between `start_looking` (or a wake) and
-    /// `work_found` (or going to sleep). One `u32`, on its own cache line:
+    /// The workers a post can rely on, in one word on its own cache line:
     ///
-    /// | bits  | field        | meaning                                   |
-    /// |-------|--------------|-------------------------------------------|
-    /// | 0..32 | `awake_idle` | idle workers that are not asleep (≤ capacity) |
-    awake_idle: CachePadded<AtomicU32>,
+    /// | bits   | field        | meaning                                   |
+    /// |--------|--------------|-------------------------------------------|
+    /// | 0..32  | `waking` + 2³¹ | wakes the protocol delivered whose worker is not yet back (signed) |
+    /// | 32..64 | `awake_idle` | idle workers that are not asleep or announced (≤ capacity) |
+    ///
+    /// (`idle_count.rs` has the details.)
+    idle: CachePadded<IdleCount>,
     /// What each worker's idle periods learned and cost (only that worker
     /// writes it).
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
@@ -236,25 +243,13 @@ impl NotifierSleep {
         };
         Ok(NotifierSleep {
             notifier,
-            awake_idle: CachePadded::new(AtomicU32::new(0)),
+            idle: CachePadded::new(IdleCount::new()),
             workers_idle: (0..workers)
                 .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
                 .collect(),
             pool: PoolIdle::new(&policy, workers),
             policy,
         })
-    }
-
-    /// The notifier inside.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::NotifierSleep::new(2).notifier().num_sleeping(), 0);
-    /// ```
-    #[must_use]
-    pub fn notifier(&self) -> &Notifier {
-        &self.notifier
     }
 
     /// The idle policy in use.
@@ -287,16 +282,22 @@ impl NotifierSleep {
     /// ```
     #[must_use]
     pub fn awake_idle(&self) -> usize {
-        self.awake_idle.load(Ordering::Relaxed) as usize
+        self.idle.load().awake_idle()
     }
 }
 
-/// Ends a sleep attempt, however it ends (a commit, a cancel, or a panic
-/// in the caller's check or at a misuse): the latch back from SLEEPING to
-/// UNSET if this attempt stepped it there, and the worker counted awake and
-/// idle again.
+/// Ends a sleep attempt, however it ends (a commit, a withdrawal, or a
+/// panic in the caller's check or at a misuse): the wait withdrawn if it is
+/// still prepared, the latch back from SLEEPING to UNSET if this attempt
+/// stepped it there, and the worker counted awake and idle again.
 struct AwakeAgain<'a> {
-    awake_idle: &'a AtomicU32,
+    notifier: &'a Notifier,
+    idle: &'a IdleCount,
+    /// The prepared wait, until the attempt commits or withdraws it.
+    wait: Option<PreparedWait<'a>>,
+    /// A wake of the protocol's reached the worker: it moves from
+    /// `waking` to `awake_idle`, where its waker's credit counted it.
+    woken: bool,
     /// Cleared when the worker leaves its idle period instead: a park of
     /// the caller's returned with no wake.
     count: bool,
@@ -305,15 +306,28 @@ struct AwakeAgain<'a> {
     latch: Option<&'a CoreLatch>,
 }
 
+impl AwakeAgain<'_> {
+    /// Leave the waiter set without sleeping, keeping a notification that
+    /// already reached the worker: it counts as woken by it.
+    fn withdraw(&mut self, operation: &str) {
+        if let Some(wait) = self.wait.take() {
+            self.woken |= self.notifier.withdraw_keeping(wait, operation);
+        }
+    }
+}
+
 impl Drop for AwakeAgain<'_> {
     fn drop(&mut self) {
+        self.withdraw("a panicking sleep attempt");
         if let Some(latch) = self.latch {
             latch.wake_up();
         }
-        // Relaxed: a poster that misses this increment wakes one more
-        // sleeper than needed, never one fewer.
         if self.count {
-            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            if self.woken {
+                self.idle.back_from_wake();
+            } else {
+                self.idle.back();
+            }
         }
     }
 }
@@ -360,7 +374,7 @@ impl NotifierSleep {
             idle.worker
         );
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return self.past_deadline(idle);
+            return self.past_deadline(operation, idle);
         }
         if let Some(wait) = idle.prepared.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
@@ -396,7 +410,7 @@ impl NotifierSleep {
         // (Through `idle.sleep`, which is `self`: the token lives as long
         // as the idle state.)
         let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
-            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+            self.idle.leave();
         });
         match announced {
             Ok(wait) => idle.prepared = Some(wait),
@@ -420,13 +434,7 @@ impl NotifierSleep {
         let capacity = self.notifier.capacity();
         // Check before write: a count above the capacity is never
         // published, not even for a moment that another thread could act on.
-        // Relaxed, as every access to the count (see AwakeAgain).
-        let counted = self
-            .awake_idle
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                ((n as usize) < capacity).then_some(n + 1)
-            });
-        if counted.is_err() {
+        if !self.idle.try_count_in(capacity) {
             panic!(
                 "{operation}: worker {worker} would be looking for work while {}; a \
                  search was started and never ended (was its NotifierIdle leaked?)",
@@ -437,17 +445,19 @@ impl NotifierSleep {
 
     /// A round that starts after its deadline: no search and no sleep. A
     /// worker that announced itself in the round before withdraws, as it
-    /// does when its final check finds work: its wait is cancelled (a
-    /// notification it was handed goes on to the next waiter), it counts
-    /// among the awake idle workers again, and its next round announces it
-    /// anew. Its caller searches before that round, or ends the search
-    /// (and hands off), as after any round, so a post that now relies on it
-    /// loses nothing.
-    fn past_deadline(&self, idle: &mut NotifierIdle<'_>) -> Round {
+    /// does when its final check finds work: it leaves the waiter set,
+    /// keeping a notification that reached it (it counts as woken by it),
+    /// it counts among the awake idle workers again, and its next round
+    /// announces it anew. Its caller searches before that round, or ends
+    /// the search (and hands off), as after any round, so a post that now
+    /// relies on it loses nothing.
+    fn past_deadline(&self, operation: &str, idle: &mut NotifierIdle<'_>) -> Round {
         if let Some(wait) = idle.prepared.take() {
-            self.notifier.cancel_wait(wait);
-            // Relaxed, as every increment of the count (see AwakeAgain).
-            self.awake_idle.fetch_add(1, Ordering::Relaxed);
+            if self.notifier.withdraw_keeping(wait, operation) {
+                self.idle.back_from_wake();
+            } else {
+                self.idle.back();
+            }
             idle.period.sleepy_again();
         }
         Round::PastDeadline
@@ -469,11 +479,14 @@ impl NotifierSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
-        // However this ends (a commit, a cancel, or a panic, when the
-        // token's drop cancels): the worker counted awake and idle again,
-        // and the latch back to UNSET once this attempt stepped it.
+        // However this ends (a commit, a withdrawal, or a panic): the wait
+        // withdrawn if still prepared, the worker counted awake and idle
+        // again, and the latch back to UNSET once this attempt stepped it.
         let mut awake_again = AwakeAgain {
-            awake_idle: &self.awake_idle,
+            notifier: &self.notifier,
+            idle: &self.idle,
+            wait: Some(wait),
+            woken: false,
             count: true,
             latch: None,
         };
@@ -486,8 +499,10 @@ impl NotifierSleep {
             awake_again.latch = Some(latch);
         }
         // 6. The final check, as the protocols' contract names it.
+        //    Either way out, the wait is withdrawn keeping a notification
+        //    that reached it: the worker counts as woken by it (step 8).
         let outcome = if !asleep || has_work() {
-            self.notifier.cancel_wait(wait);
+            awake_again.withdraw(operation);
             idle.period.search_again();
             Round::Withdrew
         } else {
@@ -499,15 +514,21 @@ impl NotifierSleep {
             let counters = &self.workers_idle[idle.worker].counters;
             idle.period.sleeping(counters);
             let external = park.is_some();
+            let wait = awake_again
+                .wait
+                .take()
+                .expect("the attempt's wait is prepared");
             let ended = self
                 .notifier
                 .commit_for_round(wait, operation, deadline, park);
             match ended {
                 Ended::Notified => {
+                    awake_again.woken = true;
                     idle.period.woken(counters);
                     Round::Notified
                 }
                 Ended::Woken => {
+                    awake_again.woken = true;
                     idle.period.woken(counters);
                     Round::Woken
                 }
@@ -527,19 +548,22 @@ impl NotifierSleep {
                 }
             }
         };
-        // 8. Awake again.
+        // 8. Awake again: `awake_idle += 1`, or, if a wake of the
+        //    protocol's reached the worker, `waking -= 1, awake_idle += 1`
+        //    in one step (its waker credited it to `waking`).
         drop(awake_again);
         outcome
     }
 
     /// The end of a search, from the idle state's drop: uncount the worker
-    /// and give back its searcher slot. The last awake idle worker wakes one
-    /// sleeper to search in its place (the hand-off): a post that it
-    /// covered woke nobody, and it may be taking other work (one fence and
-    /// one load if none sleeps). A worker that announced itself and found
-    /// work in its last search leaves the waiter set instead (a
-    /// notification it was handed goes on to the next waiter), and hands
-    /// off if nobody is left awake and idle.
+    /// and give back its searcher slot. If that leaves no worker a post can
+    /// rely on (none awake and idle, none on its way back from a wake), it
+    /// wakes one sleeper to search in its place (the hand-off): a post that
+    /// it covered woke nobody, and it may be taking other work (one fence
+    /// and one load if none sleeps). A worker that announced itself and
+    /// found work in its last search leaves the waiter set instead, keeping
+    /// a notification that reached it (as if woken by it, and gone at
+    /// once), and hands off on the same rule.
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
         if !idle.counted {
             // Out of the count since its park returned with no wake: no
@@ -548,15 +572,25 @@ impl NotifierSleep {
             return;
         }
         self.pool.slots.release(&mut idle.period.slot);
-        let hand_off = match idle.prepared.take() {
+        let left = match idle.prepared.take() {
             Some(wait) => {
-                self.notifier.cancel_wait(wait);
-                self.awake_idle.load(Ordering::Relaxed) == 0
+                if self.notifier.withdraw_keeping(wait, "work_found") {
+                    self.idle.woken_and_gone()
+                } else {
+                    self.idle.load()
+                }
             }
-            None => self.awake_idle.fetch_sub(1, Ordering::Relaxed) == 1,
+            None => self.idle.leave(),
         };
-        if hand_off {
-            self.notifier.notify_one();
+        if left.covering() == 0 {
+            self.wake_one();
+        }
+    }
+
+    /// `notify_one`, crediting a wake it delivers to `waking`.
+    fn wake_one(&self) {
+        if self.notifier.notify_one() {
+            self.idle.credit(1);
         }
     }
 
@@ -565,16 +599,21 @@ impl NotifierSleep {
     /// work, so wake for all `n` (rayon's rule).
     #[inline]
     fn new_jobs(&self, n: usize, queue_was_empty: bool) {
-        self.notifier.notify_up_to(n, |n| {
+        let woken = self.notifier.notify_up_to(n, |n| {
             if queue_was_empty {
                 // After the NotifyFence: a worker that left this count before
                 // its WaitFence is not in it, and one still in it will see
-                // the jobs in its re-check. Relaxed: the fences order it.
-                n.saturating_sub(self.awake_idle.load(Ordering::Relaxed) as usize)
+                // the jobs in its re-check; a worker woken and not yet back
+                // will search. Relaxed: the fences order it.
+                n.saturating_sub(self.idle.load().covering())
             } else {
                 n
             }
         });
+        // Credited once delivered, so that `waking` never counts a wake
+        // that did not happen; a worker back before the credit lands is
+        // counted once, in `awake_idle` (idle_count.rs).
+        self.idle.credit(woken);
     }
 }
 
@@ -716,12 +755,16 @@ impl SleepProtocol for NotifierSleep {
             "notify_worker_latch_is_set: worker index {worker} is out of range for a NotifierSleep of {}",
             Count(capacity, "worker")
         );
-        // The owner only: a targeted wake, no herd.
-        self.notifier.notify_waiter(worker);
+        // The owner only: a targeted wake, no herd. Credited as every wake
+        // of the protocol's: the owner moves from `waking` to `awake_idle`.
+        if self.notifier.notify_waiter(worker) {
+            self.idle.credit(1);
+        }
     }
 
     fn wake_all(&self) {
-        self.notifier.notify_all();
+        let woken = self.notifier.notify_all();
+        self.idle.credit(woken);
     }
 
     fn name(&self) -> &'static str {
