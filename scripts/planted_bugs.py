@@ -240,21 +240,20 @@ CASES = [
     (
         "notifier_sleep: the last searcher forgets the hand-off",
         "src/notifier/sleep.rs",
-        """            self.notifier.notify_one();
-        }
-    }""",
-        """        }
-    }""",
+        """        if left.covering() == 0 {
+            self.wake_one();
+        }""",
+        """        let _ = left.covering();""",
         "models::searcher_cap::notifier_sleep_last_searcher_hands_off",
         "the post left its second job to the searcher; nobody wakes the sleeper for it",
     ),
     (
         "notifier_sleep: the awake idle count is decremented twice on the way to sleep",
         "src/notifier/sleep.rs",
-        """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        """            self.idle.leave();
         });""",
-        """            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
-            self.awake_idle.fetch_sub(1, Ordering::Relaxed);
+        """            self.idle.leave();
+            self.idle.leave();
         });""",
         "models::searcher_cap::notifier_sleep_cap_burst_against_full_searchers",
         "posters see a wrapped count of awake idle workers and wake nobody, or the count ends below zero",
@@ -316,8 +315,8 @@ CASES = [
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
         "src/notifier/sleep.rs",
         """        self.pool.slots.release(&mut idle.period.slot);
-        let hand_off = match idle.prepared.take() {""",
-        """        let hand_off = match idle.prepared.take() {""",
+        let left = match idle.prepared.take() {""",
+        """        let left = match idle.prepared.take() {""",
         "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
     ),
@@ -366,13 +365,55 @@ CASES = [
     (
         "notifier_sleep: a round past its deadline withdraws without counting the worker back",
         "src/notifier/sleep.rs",
-        """            self.notifier.cancel_wait(wait);
-            // Relaxed, as every increment of the count (see AwakeAgain).
-            self.awake_idle.fetch_add(1, Ordering::Relaxed);""",
-        """            self.notifier.cancel_wait(wait);""",
+        """            if self.notifier.withdraw_keeping(wait, operation) {
+                self.idle.back_from_wake();
+            } else {
+                self.idle.back();
+            }""",
+        """            let _ = self.notifier.withdraw_keeping(wait, operation);""",
         "models::protocols::notifier_sleep_round_past_its_deadline_keeps_the_job",
         "the withdrawn worker is missing from the awake idle count: it wraps at the end "
         "of the search, and posters that read it wake nobody",
+    ),
+    (
+        "notifier_sleep, waking: a woken worker counts back in without leaving `waking`",
+        "src/notifier/sleep.rs",
+        """            if self.woken {
+                self.idle.back_from_wake();""",
+        """            if self.woken {
+                self.idle.back();""",
+        "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
+        "the wake's credit stays in `waking` for good: a later post relies on a worker that "
+        "is not coming and wakes nobody, or the count is not at rest",
+    ),
+    (
+        "notifier_sleep, waking: a post credits the wakes it asked for, not the ones delivered",
+        "src/notifier/sleep.rs",
+        """        // counted once, in `awake_idle` (idle_count.rs).
+        self.idle.credit(woken);""",
+        """        // counted once, in `awake_idle` (idle_count.rs).
+        self.idle.credit(n);""",
+        "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
+        "a post that found fewer sleepers than jobs credits wakes that never happened: a later "
+        "post relies on them and wakes nobody, or the count is not at rest",
+    ),
+    (
+        "notifier_sleep, waking: a sleep attempt that withdraws keeps its notification but counts back unwoken",
+        "src/notifier/sleep.rs",
+        """            self.woken |= self.notifier.withdraw_keeping(wait, operation);""",
+        """            let _ = self.notifier.withdraw_keeping(wait, operation);""",
+        "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
+        "the kept notification's credit is never taken back: `waking` stays above zero, a "
+        "later post relies on it and wakes nobody, or the count is not at rest",
+    ),
+    (
+        "notifier_sleep, waking: an announced worker that finds work keeps its notification and leaves `waking` as it was",
+        "src/notifier/sleep.rs",
+        """                    self.idle.woken_and_gone()""",
+        """                    self.idle.load()""",
+        "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
+        "the kept notification's credit is never taken back: `waking` stays above zero, a "
+        "later post relies on it and wakes nobody, or the count is not at rest",
     ),
     (
         "jec: a timed-out sleeper uncounts itself even when a waker already did",
@@ -579,11 +620,10 @@ CASES = [
     (
         "notifier_sleep, pressure: the last searcher forgets the hand-off",
         "src/notifier/sleep.rs",
-        """            self.notifier.notify_one();
-        }
-    }""",
-        """        }
-    }""",
+        """        if left.covering() == 0 {
+            self.wake_one();
+        }""",
+        """        let _ = left.covering();""",
         "models::searcher_cap::notifier_sleep_last_searcher_hands_off_oversubscribed",
         "with the cap lifted, the post still left its second job to the awake searcher; "
         "nobody wakes the sleeper for it",

@@ -157,6 +157,38 @@ fn notifier_sleep_internal_job_reaches_a_sleeper() {
     });
 }
 
+/// Two jobs posted one after the other, to two workers that each run until
+/// they have taken one. The second post may find the worker the first one
+/// woke still on its way back: a `NotifierSleep` post then relies on it
+/// (counted in `waking`), as a `JecSleep` post relies on a worker its waker
+/// took off the sleeping count. No job may be left with nobody awake, and
+/// the counts end at rest (every credited wake taken back).
+fn a_woken_worker_covers_the_next_post<S: AtRest + 'static>() {
+    // Three actors: one preemption keeps the model under a minute.
+    check(1, || {
+        let sleep = Arc::new(workers_with::<S>(2, EAGER));
+        let injector = Arc::new(AtomicUsize::new(0));
+        let first = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
+        let second = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
+        let poster = spawn_with!(sleep, injector => {
+            inject_one(&*sleep, &injector);
+            inject_one(&*sleep, &injector);
+        });
+        join_all([poster, first, second]);
+        sleep.assert_at_rest();
+    });
+}
+
+#[test]
+fn jec_sleep_a_woken_worker_covers_the_next_post() {
+    a_woken_worker_covers_the_next_post::<JecSleep>();
+}
+
+#[test]
+fn notifier_sleep_a_woken_worker_covers_the_next_post() {
+    a_woken_worker_covers_the_next_post::<NotifierSleep>();
+}
+
 /// A round that starts after its deadline returns at once, whatever phase
 /// the worker is in: here the third round, which finds a `JecSleep`
 /// worker sleepy and a `NotifierSleep` worker announced (one yield round

@@ -37,6 +37,11 @@ impl AtRest for JecSleep {
 impl AtRest for NotifierSleep {
     fn assert_at_rest(&self) {
         assert_eq!(self.awake_idle(), 0, "not at rest: awake idle workers left");
+        assert_eq!(
+            self.waking(),
+            0,
+            "not at rest: wakes credited and never taken back"
+        );
         assert_eq!(self.num_sleeping(), 0, "not at rest: sleepers left");
         assert_eq!(self.searcher_slots_taken(), 0, "not at rest: slots taken");
     }

@@ -339,6 +339,13 @@ impl NotifierSleep {
         self.pool.slots.taken()
     }
 
+    /// Wakes credited whose worker is not back yet (for the loom models'
+    /// checks: 0 at rest).
+    #[cfg(all(test, loom))]
+    pub(crate) fn waking(&self) -> i64 {
+        self.idle.load().waking()
+    }
+
     /// (idle workers awake, busy workers), for rayon PR #1314's searcher
     /// bound. This protocol does not count its sleepers, so they count as
     /// busy here.
