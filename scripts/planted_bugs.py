@@ -389,10 +389,8 @@ CASES = [
     (
         "notifier_sleep, waking: a post credits the wakes it asked for, not the ones delivered",
         "src/notifier/sleep.rs",
-        """        // counted once, in `awake_idle` (idle_count.rs).
-        self.idle.credit(woken);""",
-        """        // counted once, in `awake_idle` (idle_count.rs).
-        self.idle.credit(n);""",
+        """            |woken| self.idle.credit(woken),""",
+        """            |_| self.idle.credit(n),""",
         "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
         "a post that found fewer sleepers than jobs credits wakes that never happened: a later "
         "post relies on them and wakes nobody, or the count is not at rest",

@@ -460,12 +460,20 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
         let policy = IdlePolicy::tokio();
         let sleep = S::try_with_unpark(2, policy, parkers.hook()).unwrap();
         let stop = AtomicBool::new(false);
+        // Worker 1's sleeps that a wake ended: the futex sleeper goes back
+        // to sleep at once, so this counts what a poll of `num_sleeping`
+        // could miss.
+        let woken = AtomicUsize::new(0);
         thread::scope(|scope| {
             scope.spawn(|| {
                 let latch = CoreLatch::idle_loop();
                 let mut idle = sleep.start_looking(1);
                 while !stop.load(Ordering::Acquire) {
-                    let _ = sleep.no_work_found(&mut idle, &latch, || stop.load(Ordering::Acquire));
+                    let round =
+                        sleep.no_work_found(&mut idle, &latch, || stop.load(Ordering::Acquire));
+                    if round == Round::Woken {
+                        woken.fetch_add(1, Ordering::Release);
+                    }
                 }
                 sleep.work_found(idle);
             });
@@ -483,6 +491,7 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
                 1,
                 "the end of a search after the park's own return woke the sleeper"
             );
+            assert_eq!(woken.load(Ordering::Acquire), 0, "the sleeper was woken");
             // Back in: the round after the park's return counts the worker
             // idle again, and the end of its search hands off to the
             // sleeper.
@@ -495,7 +504,7 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
             let round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
             assert!(!round.slept(), "{round:?}");
             sleep.work_found(idle);
-            wait_until(|| sleep.num_sleeping() == 0);
+            wait_until(|| woken.load(Ordering::Acquire) == 1);
             stop.store(true, Ordering::Release);
             sleep.wake_all();
         });

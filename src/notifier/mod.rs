@@ -826,7 +826,7 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_n(&self, n: usize) -> usize {
-        self.notify_up_to(n, |n| n)
+        self.notify_up_to(n, |n| n, |_| {})
     }
 
     /// `notify_n(n)`, except that when somebody is waiting, `how_many(n)`
@@ -836,7 +836,12 @@ impl Notifier {
     /// many sleepers as the awake ones cannot cover. With nobody waiting it
     /// is not called, and this is `notify_n`'s fence and load.
     #[inline]
-    pub(crate) fn notify_up_to(&self, n: usize, how_many: impl FnOnce(usize) -> usize) -> usize {
+    pub(crate) fn notify_up_to(
+        &self,
+        n: usize,
+        how_many: impl FnOnce(usize) -> usize,
+        delivered: impl FnOnce(usize),
+    ) -> usize {
         if n == 0 {
             return 0;
         }
@@ -849,16 +854,32 @@ impl Notifier {
         if state.is_empty() {
             return 0;
         }
+        self.notify_up_to_slow(state, n, how_many, delivered)
+    }
+
+    /// `notify_up_to` once a waiter was seen. Out of line, so that the
+    /// fast path above saves no registers for it.
+    #[inline(never)]
+    fn notify_up_to_slow(
+        &self,
+        state: State,
+        n: usize,
+        how_many: impl FnOnce(usize) -> usize,
+        delivered: impl FnOnce(usize),
+    ) -> usize {
         let n = how_many(n);
         if n == 0 {
             return 0;
         }
-        if n >= self.slots.len() {
+        let released = if n >= self.slots.len() {
             // At most one waiter per slot, so `n >= capacity` means "all",
             // and taking the whole stack in one CAS is cheaper than n pops.
-            return self.notify_all_slow(state);
-        }
-        self.notify_slow(state, n)
+            self.notify_all_slow(state)
+        } else {
+            self.notify_slow(state, n)
+        };
+        delivered(released);
+        released
     }
 
     /// Wake every waiter. Returns how many were released.

@@ -606,21 +606,25 @@ impl NotifierSleep {
     /// work, so wake for all `n` (rayon's rule).
     #[inline]
     fn new_jobs(&self, n: usize, queue_was_empty: bool) {
-        let woken = self.notifier.notify_up_to(n, |n| {
-            if queue_was_empty {
-                // After the NotifyFence: a worker that left this count before
-                // its WaitFence is not in it, and one still in it will see
-                // the jobs in its re-check; a worker woken and not yet back
-                // will search. Relaxed: the fences order it.
-                n.saturating_sub(self.idle.load().covering())
-            } else {
-                n
-            }
-        });
-        // Credited once delivered, so that `waking` never counts a wake
-        // that did not happen; a worker back before the credit lands is
-        // counted once, in `awake_idle` (idle_count.rs).
-        self.idle.credit(woken);
+        self.notifier.notify_up_to(
+            n,
+            |n| {
+                if queue_was_empty {
+                    // After the NotifyFence: a worker that left this count
+                    // before its WaitFence is not in it, and one still in it
+                    // will see the jobs in its re-check; a worker woken and
+                    // not yet back will search. Relaxed: the fences order it.
+                    n.saturating_sub(self.idle.load().covering())
+                } else {
+                    n
+                }
+            },
+            // Credited once delivered (on the slow path only), so that
+            // `waking` never counts a wake that did not happen; a worker
+            // back before the credit lands is counted once, in
+            // `awake_idle` (idle_count.rs).
+            |woken| self.idle.credit(woken),
+        );
     }
 }
 
