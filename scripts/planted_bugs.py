@@ -150,8 +150,10 @@ CASES = [
         "src/notifier/sleep.rs",
         """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();""",
         """        let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
-        self.notifier.cancel_wait(wait);
-        let wait = self.notifier.prepare_wait(idle.worker);""",
+        if let Some(wait) = awake_again.wait.take() {
+            self.notifier.cancel_wait(wait);
+        }
+        awake_again.wait = Some(self.notifier.prepare_wait(idle.worker));""",
         "models::protocols::notifier_sleep_latch_wakes_owner",
         "a setter sees SLEEPING and notifies before the owner is stacked; the owner then sleeps",
     ),
