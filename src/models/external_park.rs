@@ -29,6 +29,7 @@ use crate::notifier::{Notifier, NotifierSleep};
 use crate::outcome::WaitOutcome;
 use crate::protocol::SleepProtocol;
 use crate::round::Round;
+use crate::test_support::wait_unless;
 use crate::unpark::Unpark;
 
 /// Sleepy at the first empty round: no search rounds to explore.
@@ -94,18 +95,17 @@ impl Tokens {
     }
 }
 
-/// The raw notifier's waiter side: wait for `flag`, parked in `tokens`.
+/// The raw notifier's waiter side: wait for `flag`, parked in `tokens`. A
+/// cancel returns at once: its re-check saw the flag set.
 fn wait_parked(notifier: &Notifier, wid: usize, flag: &AtomicBool, tokens: &Tokens, how: Park) {
-    loop {
-        if flag.load(Ordering::Acquire) {
+    let set = || flag.load(Ordering::Acquire);
+    while !set() {
+        let park = |wait| {
+            let _ = notifier.commit_wait_parked(wait, None, |_| tokens.park(wid, how));
+        };
+        if !wait_unless(notifier, wid, set, park) {
             return;
         }
-        let wait = notifier.prepare_wait(wid);
-        if flag.load(Ordering::Acquire) {
-            notifier.cancel_wait(wait);
-            return;
-        }
-        let _ = notifier.commit_wait_parked(wait, None, |_| tokens.park(wid, how));
     }
 }
 

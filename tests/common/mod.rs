@@ -27,4 +27,6 @@ pub use {
 };
 
 // What src/test_support reaches through `super::`: the crate under test.
-use eventcount::{CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, SleepProtocol, WaitOutcome};
+use eventcount::{
+    CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, PreparedWait, SleepProtocol, WaitOutcome,
+};
