@@ -11,7 +11,7 @@
 //!
 //! Under loom, a model may use only the helpers that call the crate's API
 //! and take any other atomics as closures ([`wait_unless`],
-//! [`sleep_until`]): the rest run on std's threads and atomics, which a
+//! [`sleep_until`], [`rounds_until_slept`]): the rest run on std's threads and atomics, which a
 //! model must not touch. The models' own helpers are in
 //! `src/models/support/`.
 //!
@@ -29,6 +29,7 @@ mod heartbeat;
 mod jec_counts;
 mod jec_rounds;
 mod notifier_waits;
+mod parked_rounds;
 mod watchdog;
 
 #[allow(unused_imports)] // each test binary uses only the helpers it needs
@@ -38,10 +39,12 @@ pub use {
     jec_counts::{assert_counts, end_search},
     jec_rounds::{registered_round, registered_round_until, sleepy_round, sleepy_worker},
     notifier_waits::{sleep_until, take_permit, try_take, wait_unless},
+    parked_rounds::rounds_until_slept,
     watchdog::{with_progress_watchdog, with_watchdog, WATCHDOG},
 };
 
 // The crate under test, as the parent module names it (see above).
 use super::{
-    CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, PreparedWait, SleepProtocol, WaitOutcome,
+    CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, PreparedWait, Round, SleepProtocol,
+    WaitOutcome,
 };
