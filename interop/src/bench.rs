@@ -764,6 +764,21 @@ impl Row {
             .unwrap_or_default()
     }
 
+    /// The row's last two columns in both reports' tables: the stock-again
+    /// ratio cell (the noise band), then where each of `compared` falls
+    /// against it.
+    pub(crate) fn noise_cells(&self, compared: &[&str]) -> String {
+        let verdicts: Vec<String> = compared
+            .iter()
+            .map(|n| format!("{n}: {}", self.verdict(n)))
+            .collect();
+        format!(
+            "  {:>18}  {}",
+            self.ratio_cell(STOCK_AGAIN),
+            verdicts.join(", ")
+        )
+    }
+
     /// Where `build`'s median ratio sits against the stock-vs-stock band.
     pub(crate) fn verdict(&self, build: &str) -> &'static str {
         let (Some(&(ratio, _, _)), Some(&(_, low, high))) =
@@ -845,16 +860,7 @@ fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String 
                 row.ratio_cell(name)
             );
         }
-        let verdicts: Vec<String> = compared
-            .iter()
-            .map(|n| format!("{n}: {}", row.verdict(n)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  {:>18}  {}",
-            row.ratio_cell(STOCK_AGAIN),
-            verdicts.join(", ")
-        );
+        let _ = writeln!(out, "{}", row.noise_cells(&compared));
     }
     out
 }

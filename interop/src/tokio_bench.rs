@@ -246,16 +246,7 @@ fn table(rows: &[Row], names: &[String], rounds: usize) -> String {
         for name in &compared {
             let _ = write!(out, " {:>24}", row.ratio_cell(name));
         }
-        let verdicts: Vec<String> = compared
-            .iter()
-            .map(|n| format!("{n}: {}", row.verdict(n)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  {:>18}  {}",
-            row.ratio_cell(STOCK_AGAIN),
-            verdicts.join(", ")
-        );
+        let _ = writeln!(out, "{}", row.noise_cells(&compared));
     }
     out
 }
