@@ -114,10 +114,11 @@ mod notifier;
 mod waker;
 
 // Test-only code, above everything it tests: the loom models, and the
-// helpers shared with tests/ (through tests/common).
+// helpers shared with tests/ (through tests/common), which the models may
+// use too (its docs say which).
 #[cfg(all(test, loom))]
 mod models;
-#[cfg(all(test, not(loom)))]
+#[cfg(test)]
 mod test_support;
 
 #[doc = include_str!("../docs/guide.md")]

@@ -8,7 +8,9 @@
 #![cfg(not(loom))]
 
 mod common;
-use common::{panic_message, wait_until, with_progress_watchdog, with_watchdog};
+use common::{
+    panic_message, rounds_until_slept, wait_until, with_progress_watchdog, with_watchdog,
+};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -297,11 +299,8 @@ fn rounds_report_what_happened<S: SleepProtocol>() {
     // To sleep again: search, announce, then park; a park that returns
     // unwoken before its deadline.
     let far = Instant::now() + Duration::from_secs(60);
-    let mut round = Round::Searched;
     let mut parks = 0;
-    while !round.slept() {
-        round = sleep.no_work_found_parked(&mut idle, &latch, || false, Some(far), |_| parks += 1);
-    }
+    let round = rounds_until_slept(&sleep, &mut idle, &latch, Some(far), |_| parks += 1);
     assert_eq!((round, parks), (Round::ParkReturned, 1));
     assert_eq!(sleep.num_sleeping(), 0);
     // A park whose deadline passes, unless a slow machine passes it before
@@ -331,19 +330,10 @@ fn rounds_report_what_happened<S: SleepProtocol>() {
     );
     assert_eq!(round, Round::PastDeadline);
     // A wake from inside the park: the hook, then a woken round.
-    let mut round = Round::Searched;
-    while !round.slept() {
-        round = sleep.no_work_found_parked(
-            &mut idle,
-            &latch,
-            || false,
-            None,
-            |until| {
-                sleep.wake_all();
-                parkers.park(0, until);
-            },
-        );
-    }
+    let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |until| {
+        sleep.wake_all();
+        parkers.park(0, until);
+    });
     assert_eq!(round, Round::Woken);
     assert_eq!(parkers.unparks.load(Ordering::Relaxed), 1);
     sleep.work_found(idle);
@@ -480,10 +470,7 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
             wait_until(|| sleep.num_sleeping() == 1);
             let latch = CoreLatch::idle_loop();
             let mut idle = sleep.start_looking(0);
-            let mut round = Round::Searched;
-            while !round.slept() {
-                round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
-            }
+            let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {});
             assert_eq!(round, Round::ParkReturned);
             sleep.work_found(idle);
             assert_eq!(
@@ -496,10 +483,7 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
             // idle again, and the end of its search hands off to the
             // sleeper.
             let mut idle = sleep.start_looking(0);
-            let mut round = Round::Searched;
-            while !round.slept() {
-                round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
-            }
+            let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {});
             assert_eq!(round, Round::ParkReturned);
             let round = sleep.no_work_found_parked(&mut idle, &latch, || false, None, |_| {});
             assert!(!round.slept(), "{round:?}");

@@ -755,6 +755,30 @@ impl Row {
         self.medians.get(build).copied().unwrap_or(f64::NAN)
     }
 
+    /// `build`'s ratio cell: the median ratio to stock and its min-max over
+    /// the rounds, empty if it has none. Both reports' tables print it.
+    pub(crate) fn ratio_cell(&self, build: &str) -> String {
+        self.ratios
+            .get(build)
+            .map(|&(m, lo, hi)| format!("{m:.2} ({lo:.2}-{hi:.2})"))
+            .unwrap_or_default()
+    }
+
+    /// The row's last two columns in both reports' tables: the stock-again
+    /// ratio cell (the noise band), then where each of `compared` falls
+    /// against it.
+    pub(crate) fn noise_cells(&self, compared: &[&str]) -> String {
+        let verdicts: Vec<String> = compared
+            .iter()
+            .map(|n| format!("{n}: {}", self.verdict(n)))
+            .collect();
+        format!(
+            "  {:>18}  {}",
+            self.ratio_cell(STOCK_AGAIN),
+            verdicts.join(", ")
+        )
+    }
+
     /// Where `build`'s median ratio sits against the stock-vs-stock band.
     pub(crate) fn verdict(&self, build: &str) -> &'static str {
         let (Some(&(ratio, _, _)), Some(&(_, low, high))) =
@@ -820,12 +844,6 @@ fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String 
     }
     let _ = writeln!(out, "  {:>18}  vs noise", "stock again x stock");
     for row in rows {
-        let ratio = |b: &str| {
-            row.ratios
-                .get(b)
-                .map(|&(m, lo, hi)| format!("{m:.2} ({lo:.2}-{hi:.2})"))
-                .unwrap_or_default()
-        };
         let _ = write!(
             out,
             "{:<4} {:<50} {:<21} {:>9}",
@@ -835,13 +853,14 @@ fn table(rows: &[Row], names: &[&str], rounds: usize, useful_us: f64) -> String 
             number(row.median(STOCK.name)),
         );
         for name in &compared {
-            let _ = write!(out, " {:>9} {:>18}", number(row.median(name)), ratio(name));
+            let _ = write!(
+                out,
+                " {:>9} {:>18}",
+                number(row.median(name)),
+                row.ratio_cell(name)
+            );
         }
-        let verdicts: Vec<String> = compared
-            .iter()
-            .map(|n| format!("{n}: {}", row.verdict(n)))
-            .collect();
-        let _ = writeln!(out, "  {:>18}  {}", ratio(STOCK_AGAIN), verdicts.join(", "));
+        let _ = writeln!(out, "{}", row.noise_cells(&compared));
     }
     out
 }

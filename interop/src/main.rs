@@ -115,6 +115,17 @@ enum Which {
     All,
 }
 
+impl Which {
+    /// The protocols this choice names: one, or all in `Protocol::ALL` order.
+    fn protocols(self) -> Vec<Protocol> {
+        match self {
+            Which::Jec => vec![Protocol::Jec],
+            Which::Notifier => vec![Protocol::Notifier],
+            Which::All => Protocol::ALL.to_vec(),
+        }
+    }
+}
+
 /// The policy features of the patched rayon-core (see the shim), lowest
 /// precedence first. Without one, it runs eventcount's default policy.
 pub const POLICY_FEATURES: [&str; 4] =
@@ -307,11 +318,7 @@ fn main() -> ExitCode {
             core_only,
             policy,
         } => {
-            let protocols: Vec<Protocol> = match protocol {
-                Which::Jec => vec![Protocol::Jec],
-                Which::Notifier => vec![Protocol::Notifier],
-                Which::All => Protocol::ALL.to_vec(),
-            };
+            let protocols = protocol.protocols();
             let policy = policy.and_then(|p| POLICY_FEATURES.into_iter().find(|&f| f == p));
             suite::run(&scratch, &protocols, !core_only, policy)
         }
@@ -327,15 +334,13 @@ fn main() -> ExitCode {
             default_policy,
             no_stock,
         } => {
-            let protocols: Vec<Protocol> = match protocol {
-                Which::Jec => vec![Protocol::Jec],
-                Which::Notifier => vec![Protocol::Notifier],
-                Which::All => Protocol::ALL.to_vec(),
-            };
-            let patched = protocols.into_iter().map(|p| tokio_patch::TokioBuild {
-                protocol: Some(p),
-                default_policy,
-            });
+            let patched = protocol
+                .protocols()
+                .into_iter()
+                .map(|p| tokio_patch::TokioBuild {
+                    protocol: Some(p),
+                    default_policy,
+                });
             let builds: Vec<_> = (!no_stock)
                 .then_some(tokio_patch::TokioBuild::STOCK)
                 .into_iter()

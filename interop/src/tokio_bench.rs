@@ -236,12 +236,6 @@ fn table(rows: &[Row], names: &[String], rounds: usize) -> String {
     }
     let _ = writeln!(out, "  {:>18}  vs noise", "stock again");
     for row in rows {
-        let ratio = |b: &str| {
-            row.ratios
-                .get(b)
-                .map(|&(m, lo, hi)| format!("{m:.2} ({lo:.2}-{hi:.2})"))
-                .unwrap_or_default()
-        };
         let _ = write!(
             out,
             "{:<36} {:<26} {:>9}",
@@ -250,13 +244,9 @@ fn table(rows: &[Row], names: &[String], rounds: usize) -> String {
             number(row.medians["stock"])
         );
         for name in &compared {
-            let _ = write!(out, " {:>24}", ratio(name));
+            let _ = write!(out, " {:>24}", row.ratio_cell(name));
         }
-        let verdicts: Vec<String> = compared
-            .iter()
-            .map(|n| format!("{n}: {}", row.verdict(n)))
-            .collect();
-        let _ = writeln!(out, "  {:>18}  {}", ratio(STOCK_AGAIN), verdicts.join(", "));
+        let _ = writeln!(out, "{}", row.noise_cells(&compared));
     }
     out
 }

@@ -12,8 +12,8 @@ use crate::idle::IdlePolicy;
 use crate::latch::CoreLatch;
 use crate::protocol::SleepProtocol;
 use crate::test_support::{
-    assert_counts, end_search, registered_round, sleepy_round, sleepy_worker, with_watchdog,
-    FinalCheck,
+    assert_counts, end_search, registered_round, rounds_until_slept, sleepy_round, sleepy_worker,
+    with_watchdog, FinalCheck,
 };
 
 /// One worker, sleepy at the first empty round, JEC starting at `jec | 1`.
@@ -210,23 +210,14 @@ fn an_externally_parked_worker_decodes_and_is_unparked() {
     assert!(format!("{sleep:?}").contains("unpark_hook: true"));
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
-    let mut round = crate::round::Round::Searched;
-    while !round.slept() {
-        round = sleep.no_work_found_parked(
-            &mut idle,
-            &latch,
-            || false,
-            None,
-            |_| {
-                assert_eq!(
-                    format!("{:?}", sleep.workers[0].sleep),
-                    "WorkerSleep(\"sleeping externally\")"
-                );
-                assert_eq!(sleep.num_sleeping(), 1);
-                sleep.wake_all();
-            },
+    let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {
+        assert_eq!(
+            format!("{:?}", sleep.workers[0].sleep),
+            "WorkerSleep(\"sleeping externally\")"
         );
-    }
+        assert_eq!(sleep.num_sleeping(), 1);
+        sleep.wake_all();
+    });
     assert_eq!(round, crate::round::Round::Woken);
     assert_eq!(unparks.load(Ordering::Relaxed), 1);
     assert_eq!(sleep.counters().sleeping(), 0);

@@ -29,6 +29,7 @@ use crate::notifier::{Notifier, NotifierSleep};
 use crate::outcome::WaitOutcome;
 use crate::protocol::SleepProtocol;
 use crate::round::Round;
+use crate::test_support::{rounds_until_slept, wait_unless};
 use crate::unpark::Unpark;
 
 /// Sleepy at the first empty round: no search rounds to explore.
@@ -94,18 +95,17 @@ impl Tokens {
     }
 }
 
-/// The raw notifier's waiter side: wait for `flag`, parked in `tokens`.
+/// The raw notifier's waiter side: wait for `flag`, parked in `tokens`. A
+/// cancel returns at once: its re-check saw the flag set.
 fn wait_parked(notifier: &Notifier, wid: usize, flag: &AtomicBool, tokens: &Tokens, how: Park) {
-    loop {
-        if flag.load(Ordering::Acquire) {
+    let set = || flag.load(Ordering::Acquire);
+    while !set() {
+        let park = |wait| {
+            let _ = notifier.commit_wait_parked(wait, None, |_| tokens.park(wid, how));
+        };
+        if !wait_unless(notifier, wid, set, park) {
             return;
         }
-        let wait = notifier.prepare_wait(wid);
-        if flag.load(Ordering::Acquire) {
-            notifier.cancel_wait(wait);
-            return;
-        }
-        let _ = notifier.commit_wait_parked(wait, None, |_| tokens.park(wid, how));
     }
 }
 
@@ -284,16 +284,9 @@ fn spurious_return_uncounts_the_sleeper<S: SleepProtocol>() {
         let sleep = one_worker::<S>(&tokens);
         let latch = CoreLatch::idle_loop();
         let mut idle = sleep.start_looking(0);
-        let mut round = Round::Searched;
-        while !round.slept() {
-            round = sleep.no_work_found_parked(
-                &mut idle,
-                &latch,
-                || false,
-                None,
-                |_| tokens.park(0, Park::SpuriousFirst),
-            );
-        }
+        let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {
+            tokens.park(0, Park::SpuriousFirst)
+        });
         assert_eq!(round, Round::ParkReturned);
         assert_eq!(sleep.num_sleeping(), 0);
         sleep.work_found(idle);
@@ -308,19 +301,10 @@ fn unpark_before_the_park<S: SleepProtocol + 'static>() {
         let sleep = one_worker::<S>(&tokens);
         let latch = CoreLatch::idle_loop();
         let mut idle = sleep.start_looking(0);
-        let mut round = Round::Searched;
-        while !round.slept() {
-            round = sleep.no_work_found_parked(
-                &mut idle,
-                &latch,
-                || false,
-                None,
-                |_| {
-                    sleep.wake_all();
-                    tokens.park(0, Park::Blocking);
-                },
-            );
-        }
+        let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {
+            sleep.wake_all();
+            tokens.park(0, Park::Blocking);
+        });
         assert_eq!(round, Round::Woken);
         assert_eq!(sleep.num_sleeping(), 0);
         sleep.work_found(idle);

@@ -23,6 +23,7 @@ use loom::thread::JoinHandle;
 
 use super::support::{check, join_all, spawn_with};
 use crate::notifier::Notifier;
+use crate::test_support::{sleep_until, wait_unless};
 
 /// The waiter side of the pattern: take one permit, sleeping while none is
 /// available. Returns how many times `commit_wait` returned (woken or
@@ -45,11 +46,8 @@ fn take_permit(notifier: &Notifier, wid: usize, permits: &AtomicUsize) -> usize 
             }
             continue;
         }
-        let wait = notifier.prepare_wait(wid);
-        if permits.load(Ordering::Acquire) > 0 {
-            notifier.cancel_wait(wait);
-        } else {
-            notifier.commit_wait(wait);
+        let available = || permits.load(Ordering::Acquire) > 0;
+        if wait_unless(notifier, wid, available, |wait| notifier.commit_wait(wait)) {
             wakeups += 1;
         }
     }
@@ -57,17 +55,7 @@ fn take_permit(notifier: &Notifier, wid: usize, permits: &AtomicUsize) -> usize 
 
 /// Wait until `flag` is set: the check / prepare / re-check / commit loop.
 fn wait_for(notifier: &Notifier, wid: usize, flag: &AtomicBool) {
-    loop {
-        if flag.load(Ordering::Acquire) {
-            return;
-        }
-        let wait = notifier.prepare_wait(wid);
-        if flag.load(Ordering::Acquire) {
-            notifier.cancel_wait(wait);
-        } else {
-            notifier.commit_wait(wait);
-        }
-    }
+    sleep_until(notifier, wid, || flag.load(Ordering::Acquire));
 }
 
 /// Make a permit available, then notify: the notifier side of the pattern.

@@ -65,6 +65,23 @@ fn with_policy<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
     S::try_with_policy(workers, policy).expect("the workers fit")
 }
 
+/// One execution of the two-job models: two workers, at most one
+/// searching, each running until it takes one job from the injector, and a
+/// poster that posts two jobs with `post`; then every count at rest. The
+/// models differ only in how the jobs are announced.
+fn two_workers_one_poster<S: AtRest + 'static>(
+    build: fn(usize, usize) -> S,
+    post: fn(&S, &AtomicUsize),
+) {
+    let sleep = Arc::new(build(2, 1));
+    let injector = Arc::new(AtomicUsize::new(0));
+    let w0 = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
+    let w1 = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
+    let poster = spawn_with!(sleep, injector => post(&sleep, &injector));
+    join_all([poster, w0, w1]);
+    sleep.assert_at_rest();
+}
+
 /// Two workers, at most one searching; a poster injects two jobs, one at a
 /// time. Whichever worker the cap sent to sleep must be woken for the
 /// second job: every worker takes one and ends.
@@ -72,16 +89,10 @@ fn burst_against_full_searchers<S: AtRest + 'static>(build: fn(usize, usize) -> 
     // Bound 1: three actors with two posts; bound 2 took 60-90 s here and
     // caught nothing more.
     check(1, move || {
-        let sleep = Arc::new(build(2, 1));
-        let injector = Arc::new(AtomicUsize::new(0));
-        let w0 = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
-        let w1 = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
-        let poster = spawn_with!(sleep, injector => {
-            inject_one(&*sleep, &injector);
-            inject_one(&*sleep, &injector);
+        two_workers_one_poster(build, |sleep, injector| {
+            inject_one(sleep, injector);
+            inject_one(sleep, injector);
         });
-        join_all([poster, w0, w1]);
-        sleep.assert_at_rest();
     });
 }
 
@@ -93,16 +104,10 @@ fn last_searcher_hands_off<S: AtRest + 'static>(build: fn(usize, usize) -> S) {
     // Bound 1: the searcher slots added branch points that took bound 2 to
     // 30 s per protocol, and bound 1 still catches both planted hand-off bugs.
     check(1, move || {
-        let sleep = Arc::new(build(2, 1));
-        let injector = Arc::new(AtomicUsize::new(0));
-        let w0 = spawn_with!(sleep, injector => run_one_job(&*sleep, 0, &injector));
-        let w1 = spawn_with!(sleep, injector => run_one_job(&*sleep, 1, &injector));
-        let poster = spawn_with!(sleep, injector => {
+        two_workers_one_poster(build, |sleep, injector| {
             let was_empty = injector.fetch_add(2, Ordering::Release) == 0;
             sleep.new_injected_jobs(1, was_empty);
         });
-        join_all([poster, w0, w1]);
-        sleep.assert_at_rest();
     });
 }
 

@@ -19,12 +19,15 @@ pub use {
     panics::{panic_message, try_panic_message},
     polling::wait_until,
     test_support::{
-        assert_counts, end_search, registered_round, registered_round_until, sleep_until,
-        sleepy_round, sleepy_worker, take_permit, try_take, with_progress_watchdog, with_watchdog,
-        FinalCheck, Heartbeat, WATCHDOG,
+        assert_counts, end_search, registered_round, registered_round_until, rounds_until_slept,
+        sleep_until, sleepy_round, sleepy_worker, take_permit, try_take, with_progress_watchdog,
+        with_watchdog, FinalCheck, Heartbeat, WATCHDOG,
     },
     threads::{join_all, spawn_each},
 };
 
 // What src/test_support reaches through `super::`: the crate under test.
-use eventcount::{CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, SleepProtocol, WaitOutcome};
+use eventcount::{
+    CoreLatch, JecCounters, JecIdle, JecSleep, Notifier, PreparedWait, Round, SleepProtocol,
+    WaitOutcome,
+};
