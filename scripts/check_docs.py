@@ -134,6 +134,7 @@ EXTERNAL = {
     "notify_if_work_pending", "PARKED_CONDVAR", "PARKED_DRIVER", "NOTIFIED", "before_park",
     "after_unpark", "block_in_place", "park_yield", "steal_work", "epoll_wait",
     "Arc::new_cyclic", "unpark_driver", "loom_multi_thread", "unpark_worker_by_id",
+    "pool_multi_spawn", "pool_multi_notify",
     "should_notify_others",
     "rt_common", "rt_metrics", "task_blocking", "time_rt",
     # Eigen, Taskflow, Folly

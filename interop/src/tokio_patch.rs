@@ -6,7 +6,7 @@
 //!   word and the sleeper list) is replaced by the shim `interop/tokio/idle.rs`;
 //! - `park.rs` (a worker's park state, its condvar, and the shared driver)
 //!   is replaced by `interop/tokio/park.rs`, which keeps the driver;
-//! - `worker.rs`, `mod.rs` and `counters.rs` get the line edits of
+//! - `worker.rs`, `handle.rs`, `mod.rs` and `counters.rs` get the line edits of
 //!   `interop/tokio/edits.txt`;
 //! - `Cargo.toml` gains the `eventcount` dependency and the features that
 //!   choose the protocol (`eventcount-notifier`; JecSleep without it) and
