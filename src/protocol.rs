@@ -160,10 +160,15 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// One search round found nothing. May spin, yield, or sleep. The
     /// protocol calls `has_work` after announcing itself and before it
     /// sleeps; it must report any work this worker would run (at least all
-    /// work announced with `new_injected_jobs`). `latch` is what the worker
-    /// waits on; its kind ([`CoreLatch::is_idle_loop`]) is read at the first
-    /// round. The [`Round`] says what the round did: whether the worker
-    /// searched, announced itself, slept, and why it returned.
+    /// work announced with `new_injected_jobs`), and only work that its
+    /// next pass would take: a `true` sends the worker back to that pass
+    /// ([`Round::Withdrew`]), so work the pass skips (another worker's
+    /// queue while [`may_search`](SleepProtocol::may_search) says no) would
+    /// have it announce and withdraw again without ever blocking. `latch`
+    /// is what the worker waits on; its kind ([`CoreLatch::is_idle_loop`])
+    /// is read at the first round. The [`Round`] says what the round did:
+    /// whether the worker searched, announced itself, slept, and why it
+    /// returned.
     ///
     /// # Panics
     ///

@@ -54,6 +54,13 @@ pub(super) struct Search<'a> {
     /// The last round's park, the driver's, returned for its own events
     /// with no wake: the crate counts the worker busy until its next round.
     left_idle: bool,
+    /// The cap let the worker steal in its last pass. A capped worker's
+    /// final check leaves the other workers' queues out, as stock tokio's
+    /// parking worker does: their owners run what they hold, and the
+    /// searcher that ends its search hands off. Counting that work would
+    /// send the worker back to a pass that may not steal it, again and
+    /// again, for as long as the searcher holding the slot is off the CPU.
+    may_steal: bool,
 }
 
 impl Idle {
@@ -75,13 +82,21 @@ impl Idle {
             latch: &self.latches[worker],
             announced: false,
             left_idle: false,
+            may_steal: true,
         }
     }
 
     /// Whether the searching worker may steal now: at most half the
     /// workers steal at once, as in stock tokio.
     pub(super) fn may_steal(&self, search: &mut Search<'_>) -> bool {
-        self.sleep.may_search(&mut search.state, search.latch)
+        search.may_steal = self.sleep.may_search(&mut search.state, search.latch);
+        search.may_steal
+    }
+
+    /// Whether the worker's last pass was let steal: its final check then
+    /// looks at the other workers' queues too.
+    pub(super) fn stole_last(search: &Search<'_>) -> bool {
+        search.may_steal
     }
 
     /// The search found a task. The last idle worker awake wakes a sleeper
