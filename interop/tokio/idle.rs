@@ -60,7 +60,7 @@ pub(super) struct Search<'a> {
     /// searcher that ends its search hands off. Counting that work would
     /// send the worker back to a pass that may not steal it, again and
     /// again, for as long as the searcher holding the slot is off the CPU.
-    may_steal: bool,
+    steal_allowed: bool,
 }
 
 impl Idle {
@@ -82,21 +82,21 @@ impl Idle {
             latch: &self.latches[worker],
             announced: false,
             left_idle: false,
-            may_steal: true,
+            steal_allowed: true,
         }
     }
 
     /// Whether the searching worker may steal now: at most half the
     /// workers steal at once, as in stock tokio.
     pub(super) fn may_steal(&self, search: &mut Search<'_>) -> bool {
-        search.may_steal = self.sleep.may_search(&mut search.state, search.latch);
-        search.may_steal
+        search.steal_allowed = self.sleep.may_search(&mut search.state, search.latch);
+        search.steal_allowed
     }
 
     /// Whether the worker's last pass was let steal: its final check then
     /// looks at the other workers' queues too.
-    pub(super) fn stole_last(search: &Search<'_>) -> bool {
-        search.may_steal
+    pub(super) fn may_steal_last_pass(search: &Search<'_>) -> bool {
+        search.steal_allowed
     }
 
     /// The search found a task. The last idle worker awake wakes a sleeper
