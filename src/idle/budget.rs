@@ -1,5 +1,6 @@
-//! [`Budgets`]: one worker's learned search budgets, and the rule that
-//! learns them ([docs/idle-policy.md](crate::docs::idle_policy)).
+//! [`Budgets`]: one worker's learned search budgets, in time for its own
+//! policy and in rounds for its pressured phases, and the rule that learns
+//! them ([docs/idle-policy.md](crate::docs::idle_policy)).
 //!
 //! Only the owning worker reads and writes its budgets, on its idle paths,
 //! so they are plain Relaxed cells that the loom models need not see
@@ -7,6 +8,7 @@
 //! worker gets sleepy, and no wake depends on it.
 
 use super::policy::{IdlePolicy, SearchLength};
+use super::pressure::{PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS};
 use crate::latch::WaitKind;
 use crate::sync::unmodeled::{AtomicU32, Relaxed};
 
@@ -19,19 +21,27 @@ pub(crate) const SHORT_SLEEP_NS: u64 = 50_000;
 /// How one search phase ended, as the end of its idle period tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PhaseEnd {
-    /// The worker found work (or its latch set) `ns` after the phase began:
-    /// during its search, or after a sleep shorter than [`SHORT_SLEEP_NS`].
-    /// A search of that long would have caught it.
-    Hit { ns: u64 },
+    /// The worker found work (or its latch set) during its search, or after
+    /// a sleep shorter than [`SHORT_SLEEP_NS`]. A search of `needed` would
+    /// have caught it: nanoseconds from the phase's start for a budget in
+    /// time, rounds for a pressured phase's.
+    Hit { needed: u64 },
     /// It found work after a longer sleep: the search before it was spent
     /// for nothing.
     Miss,
 }
 
-/// One worker's budgets, in nanoseconds, for a policy bounded in time.
+/// One worker's budgets: in nanoseconds for a policy bounded in time, and
+/// in yield rounds ([`PRESSURED_MIN_ROUNDS`]`..=`[`PRESSURED_ROUNDS`]) for the phases that start
+/// pressured, whatever the policy. A pressured phase's budget is in
+/// rounds because its rounds' length is the other runnable threads':
+/// behind CPU-bound threads each yield waits out a time slice, and a budget
+/// in time would end the phase after one.
 pub(crate) struct Budgets {
     idle_ns: AtomicU32,
     join_ns: AtomicU32,
+    pressured_idle_rounds: AtomicU32,
+    pressured_join_rounds: AtomicU32,
 }
 
 impl Budgets {
@@ -47,44 +57,71 @@ impl Budgets {
         Budgets {
             idle_ns: AtomicU32::new(idle),
             join_ns: AtomicU32::new(join),
+            pressured_idle_rounds: AtomicU32::new(PRESSURED_ROUNDS),
+            pressured_join_rounds: AtomicU32::new(PRESSURED_ROUNDS),
         }
     }
 
-    fn cell(&self, kind: WaitKind) -> &AtomicU32 {
-        match kind {
-            WaitKind::Idle => &self.idle_ns,
-            WaitKind::Join => &self.join_ns,
+    fn cell(&self, kind: WaitKind, pressured: bool) -> &AtomicU32 {
+        match (kind, pressured) {
+            (WaitKind::Idle, false) => &self.idle_ns,
+            (WaitKind::Join, false) => &self.join_ns,
+            (WaitKind::Idle, true) => &self.pressured_idle_rounds,
+            (WaitKind::Join, true) => &self.pressured_join_rounds,
         }
     }
 
-    /// The budget a search of `kind` spends now.
+    /// The budget in time a search of `kind` spends now.
     #[inline]
     pub(crate) fn get(&self, kind: WaitKind) -> u32 {
-        self.cell(kind).load(Relaxed)
+        self.cell(kind, false).load(Relaxed)
     }
 
-    /// Learn from how a search phase ended. A no-op for fixed rounds.
-    pub(crate) fn learn(&self, policy: &IdlePolicy, kind: WaitKind, end: PhaseEnd) {
-        if let SearchLength::Timed { min_ns, max_ns } = policy.search {
-            let cell = self.cell(kind);
-            let next = next_budget(cell.load(Relaxed), min_ns, max_ns, end);
-            cell.store(next, Relaxed);
-        }
+    /// The yield rounds a pressured phase of `kind` searches now.
+    #[inline]
+    pub(crate) fn pressured_rounds(&self, kind: WaitKind) -> u32 {
+        self.cell(kind, true).load(Relaxed)
+    }
+
+    /// Set a budget, for the tests.
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn set(&self, kind: WaitKind, pressured: bool, value: u32) {
+        self.cell(kind, pressured).store(value, Relaxed);
+    }
+
+    /// Learn from how a search phase ended: a pressured phase teaches the
+    /// pressured budget (in rounds), any other a timed policy's budget (a
+    /// no-op for fixed rounds).
+    pub(crate) fn learn(
+        &self,
+        policy: &IdlePolicy,
+        kind: WaitKind,
+        pressured: bool,
+        end: PhaseEnd,
+    ) {
+        let (min, max) = match (pressured, policy.search) {
+            (true, _) => (PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS),
+            (false, SearchLength::Timed { min_ns, max_ns }) => (min_ns, max_ns),
+            (false, SearchLength::Rounds { .. }) => return,
+        };
+        let cell = self.cell(kind, pressured);
+        cell.store(next_budget(cell.load(Relaxed), min, max, end), Relaxed);
     }
 }
 
 /// The learning rule, on its own so the tests can drive it:
-/// - a hit after `ns` raises the budget to cover it with a quarter to
-///   spare, if it does not already;
-/// - a miss lowers it by a quarter, so that a budget nothing needs any more
+/// - a hit that needed `needed` raises the budget to cover it with a
+///   quarter to spare, if it does not already;
+/// - a miss lowers it by a quarter (by one at least, so that a budget of a
+///   few rounds still fades), so that a budget nothing needs any more
 ///   fades within a few idle periods, while one that short idle periods
 ///   keep using (a pool with short and long gaps alike) stays.
 ///
 /// Always within `min..=max`.
 pub(crate) fn next_budget(budget: u32, min: u32, max: u32, end: PhaseEnd) -> u32 {
     let next = match end {
-        PhaseEnd::Hit { ns } => ns.saturating_add(ns / 4).max(u64::from(budget)),
-        PhaseEnd::Miss => u64::from(budget) - u64::from(budget) / 4,
+        PhaseEnd::Hit { needed } => needed.saturating_add(needed / 4).max(u64::from(budget)),
+        PhaseEnd::Miss => u64::from(budget).saturating_sub((u64::from(budget) / 4).max(1)),
     };
     u32::try_from(next).unwrap_or(u32::MAX).clamp(min, max)
 }
@@ -94,6 +131,14 @@ impl std::fmt::Debug for Budgets {
         f.debug_struct("Budgets")
             .field("idle_ns", &self.idle_ns.load(Relaxed))
             .field("join_ns", &self.join_ns.load(Relaxed))
+            .field(
+                "pressured_idle_rounds",
+                &self.pressured_idle_rounds.load(Relaxed),
+            )
+            .field(
+                "pressured_join_rounds",
+                &self.pressured_join_rounds.load(Relaxed),
+            )
             .finish()
     }
 }
@@ -105,7 +150,7 @@ mod tests {
     const MAX: u32 = 200_000;
 
     fn hit(us: u64) -> PhaseEnd {
-        PhaseEnd::Hit { ns: us * 1000 }
+        PhaseEnd::Hit { needed: us * 1000 }
     }
 
     #[test]
@@ -122,13 +167,30 @@ mod tests {
     #[test]
     fn a_miss_takes_a_quarter_off() {
         assert_eq!(next_budget(40_000, 0, MAX, PhaseEnd::Miss), 30_000);
-        assert_eq!(next_budget(3, 0, MAX, PhaseEnd::Miss), 3);
+        assert_eq!(next_budget(3, 0, MAX, PhaseEnd::Miss), 2);
         // A budget nobody hits fades within a few dozen misses.
         let mut budget = MAX;
         for _ in 0..60 {
             budget = next_budget(budget, 0, MAX, PhaseEnd::Miss);
         }
         assert!(budget < 1_000, "{budget}");
+    }
+
+    #[test]
+    fn a_pressured_budget_fades_to_its_floor_and_grows_back() {
+        let (min, max) = (PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS);
+        let mut rounds = max;
+        let mut misses = 0;
+        while rounds > min {
+            rounds = next_budget(rounds, min, max, PhaseEnd::Miss);
+            misses += 1;
+        }
+        assert_eq!(misses, 6); // 32, 24, 18, 14, 11, 9, 8
+        assert_eq!(next_budget(min, min, max, PhaseEnd::Miss), min);
+        assert_eq!(next_budget(min, min, max, PhaseEnd::Hit { needed: 12 }), 15);
+        assert_eq!(next_budget(15, min, max, PhaseEnd::Hit { needed: 30 }), max);
+        // A budget too small for a quarter still loses one.
+        assert_eq!(next_budget(3, 1, max, PhaseEnd::Miss), 2);
     }
 
     #[test]

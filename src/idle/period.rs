@@ -11,17 +11,20 @@
 //!
 //! A phase that starts while the pool is pressured
 //! ([`Pressure`](super::pressure::Pressure)) runs as rayon's fixed policy
-//! does: [`PRESSURED_ROUNDS`] yield rounds, even right after an empty wake,
-//! outside the searcher cap, and it teaches the budget nothing. While the
-//! pool detects, the yield rounds are timed and scored, and a search that
-//! is not pressured makes at least one round (the probe) so that there is
-//! a yield to score.
+//! does, yield rounds even right after an empty wake, outside the searcher
+//! cap, but learns how many: as many as the worker's pressured budget, one
+//! to [`PRESSURED_ROUNDS`] (rayon's 32), which pressured phases teach as
+//! the others teach a timed policy's budget. While the pool detects, the
+//! yield rounds are timed and scored, and a search that is not pressured
+//! makes at least one round (the probe) so that there is a yield to score.
 
 use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
 use super::counters::{IdleCounters, SearchEnd};
 use super::policy::{IdlePolicy, Pause, SearchLength};
 use super::pool::PoolIdle;
-use super::pressure::{FastestRound, PRESSURED_ROUNDS};
+use super::pressure::FastestRound;
+#[cfg(all(test, not(loom)))]
+use super::pressure::{PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS};
 use crate::latch::{CoreLatch, WaitKind};
 use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch, HAS_THREAD_CPU_CLOCK};
 
@@ -76,6 +79,10 @@ pub(crate) struct IdlePeriod {
     rounds: u32,
     /// This phase's budget (timed policies).
     budget_ns: u32,
+    /// This phase's yield rounds, if it is pressured.
+    pressured_rounds: u32,
+    /// The rounds the last phase searched, for a wake that comes after it.
+    searched_rounds: u32,
     /// Started at the first empty round, so `None` until then: a search
     /// that finds work at once never reads the clock.
     clock: Option<Stopwatch>,
@@ -108,6 +115,8 @@ impl IdlePeriod {
             phase: Phase::Start,
             rounds: 0,
             budget_ns: 0,
+            pressured_rounds: 0,
+            searched_rounds: 0,
             clock: None,
             phase_started_ns: 0,
             searching_since: None,
@@ -158,7 +167,7 @@ impl IdlePeriod {
                     .observe(&worker.fastest_round, now.saturating_sub(since));
             }
             let within = if self.pressured {
-                self.rounds < PRESSURED_ROUNDS
+                self.rounds < self.pressured_rounds
             } else {
                 let within_budget = match policy.search {
                     SearchLength::Rounds { spin, yields, .. } => {
@@ -189,6 +198,7 @@ impl IdlePeriod {
                 return Step::Search(pause);
             }
             self.end_searching(&worker.counters, SearchEnd::GaveUp);
+            self.searched_rounds = self.rounds;
             self.phase = Phase::Sleepy;
         }
         if self.phase == Phase::Sleepy {
@@ -220,6 +230,7 @@ impl IdlePeriod {
         self.rounds = 0;
         self.round_started_ns = None;
         self.budget_ns = worker.budgets.get(self.kind);
+        self.pressured_rounds = worker.budgets.pressured_rounds(self.kind);
         self.phase_started_ns = self.now_ns();
         // Under pressure a yield hands the CPU to a runnable peer, and a
         // sleep after an empty wake would cost a futex wake later: search.
@@ -330,27 +341,36 @@ impl IdlePeriod {
 
     /// The idle period ended with work found (or the latch set): count the
     /// search's time, and learn whether the phase that found it was a hit
-    /// or a miss (the policy learns only for timed searches, and never
-    /// from a pressured phase: its length was not the budget's).
+    /// or a miss: a pressured phase for the pressured budget, in rounds,
+    /// and any other for the policy's, in time (timed policies only).
     pub(crate) fn found(&mut self, policy: &IdlePolicy, worker: &WorkerIdle) {
         if self.clock.is_none() {
             return; // found at once: no empty round, nothing to learn
         }
         self.end_searching(&worker.counters, SearchEnd::FoundWork);
-        if self.pressured {
-            return;
-        }
         let now = self.now_ns();
-        let outcome = if std::mem::take(&mut self.woke)
-            && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS
-        {
+        let woke = std::mem::take(&mut self.woke);
+        let outcome = if woke && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS {
             PhaseEnd::Miss
+        } else if self.pressured {
+            // Found in this phase's search, or just after its sleep: one
+            // round more would have caught it.
+            let needed = if woke {
+                self.searched_rounds + 1
+            } else {
+                self.rounds
+            };
+            PhaseEnd::Hit {
+                needed: u64::from(needed),
+            }
         } else {
             PhaseEnd::Hit {
-                ns: now.saturating_sub(self.phase_started_ns),
+                needed: now.saturating_sub(self.phase_started_ns),
             }
         };
-        worker.budgets.learn(policy, self.kind, outcome);
+        worker
+            .budgets
+            .learn(policy, self.kind, self.pressured, outcome);
     }
 }
 
@@ -407,8 +427,63 @@ mod tests {
         period.woken(&worker.counters);
         let steps = phase(&mut period, &policy, &worker, &pool);
         assert_eq!(searches(&steps), PRESSURED_ROUNDS as usize);
+        // It teaches the pressured budget (a hit, which keeps all 32
+        // rounds), and leaves the policy's alone.
         period.found(&policy, &worker);
         assert_eq!(worker.budgets.get(WaitKind::Idle), 0);
+        assert_eq!(
+            worker.budgets.pressured_rounds(WaitKind::Idle),
+            PRESSURED_ROUNDS
+        );
+    }
+
+    #[test]
+    fn a_pressured_phase_searches_its_budget_of_rounds() {
+        let policy = IdlePolicy::new().always_oversubscribed();
+        let pool = PoolIdle::new(&policy, 4);
+        let worker = WorkerIdle::new(&policy);
+        worker.budgets.set(WaitKind::Idle, true, 3);
+        let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
+        assert_eq!(searches(&steps), 3);
+        assert_eq!(steps.last(), Some(&Step::Sleepy));
+        // The join budget is its own.
+        assert_eq!(
+            worker.budgets.pressured_rounds(WaitKind::Join),
+            PRESSURED_ROUNDS
+        );
+    }
+
+    #[test]
+    fn a_pressured_phase_learns_its_rounds_from_misses_and_hits() {
+        let policy = IdlePolicy::new().always_oversubscribed();
+        let pool = PoolIdle::new(&policy, 4);
+        let worker = WorkerIdle::new(&policy);
+        // A long sleep, then work: the 32 rounds before it were spent for
+        // nothing, and the budget loses a quarter.
+        let mut period = IdlePeriod::new();
+        phase(&mut period, &policy, &worker, &pool);
+        period.phase = Phase::Sleep;
+        period.sleeping(&worker.counters);
+        std::thread::sleep(Duration::from_nanos(2 * SHORT_SLEEP_NS));
+        period.woken(&worker.counters);
+        period.found(&policy, &worker);
+        assert_eq!(worker.budgets.pressured_rounds(WaitKind::Idle), 24);
+        assert_eq!(worker.budgets.get(WaitKind::Idle), 0);
+        // Work found after twelve rounds, by a worker whose budget is the
+        // floor: it needed 12, and a quarter more is 15.
+        worker
+            .budgets
+            .set(WaitKind::Idle, true, PRESSURED_MIN_ROUNDS);
+        let mut period = IdlePeriod::new();
+        let latch = CoreLatch::idle_loop();
+        for _ in 0..12 {
+            // The phase's own count is raised, so that it searches twelve.
+            let step = period.next_step(&latch, &policy, &worker, &pool, || (0, 1));
+            assert_eq!(step, Step::Search(Pause::Yield));
+            period.pressured_rounds = 12;
+        }
+        period.found(&policy, &worker);
+        assert_eq!(worker.budgets.pressured_rounds(WaitKind::Idle), 15);
     }
 
     #[test]

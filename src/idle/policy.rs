@@ -75,8 +75,10 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// default measures its own search rounds: a round whose yield took more
 /// than 5 µs and four times the worker's fastest was *handed off* to
 /// another thread. While enough recent rounds were (a score over the
-/// pool), each idle phase runs 32 yield rounds, as rayon's does, with no
-/// sleep after an empty wake, no searcher cap and no learning; when yields
+/// pool), each idle phase runs yield rounds, as rayon's does, with no
+/// sleep after an empty wake and no searcher cap: 32 at first, as rayon's,
+/// and then as many as such phases learn they need, by the default's rule
+/// counted in rounds, so that long gaps stop costing 32; when yields
 /// come back at once again, it returns to its own rules within about 49
 /// rounds. A pool with more workers than
 /// [`available_parallelism`](std::thread::available_parallelism) starts

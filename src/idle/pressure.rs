@@ -67,6 +67,12 @@ const PRESSURED_AT: u32 = 16;
 /// models' state space).
 pub(crate) const PRESSURED_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 
+/// The fewest yield rounds a pressured phase learns to search: a quarter
+/// of rayon's 32 (one under loom). Below it, the pool's workers are asleep
+/// when a region's jobs come, and each job waits for a futex wake that, on
+/// a CPU shared with three other workers, runs late (B8 at 8 threads).
+pub(crate) const PRESSURED_MIN_ROUNDS: u32 = if cfg!(all(test, loom)) { 1 } else { 8 };
+
 /// A pool's oversubscription score (one per protocol, on its own cache
 /// line).
 pub(crate) struct Pressure {
