@@ -1,6 +1,6 @@
-//! [`Budgets`]: one worker's learned search budgets, in time for its own
-//! policy and in rounds for its pressured phases, and the rule that learns
-//! them ([docs/idle-policy.md](crate::docs::idle_policy)).
+//! [`Budgets`]: one worker's learned search budgets, and the rule that
+//! learns them ([docs/idle-policy.md](crate::docs::idle_policy)): in time
+//! for its own policy, in rounds for its pressured phases.
 //!
 //! Only the owning worker reads and writes its budgets, on its idle paths,
 //! so they are plain Relaxed cells that the loom models need not see
