@@ -12,9 +12,11 @@
 //! A phase that starts while the pool is pressured
 //! ([`Pressure`](super::pressure::Pressure)) runs as rayon's fixed policy
 //! does, yield rounds even right after an empty wake, outside the searcher
-//! cap, but learns how many: as many as the worker's pressured budget, one
-//! to [`PRESSURED_ROUNDS`] (rayon's 32), which pressured phases teach as
-//! the others teach a timed policy's budget. While the pool detects, the
+//! cap, but learns how many: as many as the worker's pressured budget, from
+//! [`PRESSURED_MIN_ROUNDS`](super::pressure::PRESSURED_MIN_ROUNDS) (8) to
+//! [`PRESSURED_ROUNDS`](super::pressure::PRESSURED_ROUNDS) (rayon's 32),
+//! which pressured phases teach as the others teach a timed policy's
+//! budget. While the pool detects, the
 //! yield rounds are timed and scored, and a search that is not pressured
 //! makes at least one round (the probe) so that there is a yield to score.
 
