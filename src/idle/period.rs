@@ -423,7 +423,8 @@ mod tests {
         assert_eq!(steps.last(), Some(&Step::Sleepy));
         assert!(!period.slot, "a pressured phase holds no slot");
         assert_eq!(pool.slots.taken(), 1);
-        // After an empty wake it searches again, and it learns nothing.
+        // After an empty wake it searches again: under pressure the
+        // empty-wake rule is off.
         period.phase = Phase::Sleep;
         period.sleeping(&worker.counters);
         period.woken(&worker.counters);
@@ -439,11 +440,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_pressured_phase_searches_its_budget_of_rounds() {
+    /// The default policy, every phase pressured, in a pool of four.
+    fn always_pressured() -> (IdlePolicy, PoolIdle, WorkerIdle) {
         let policy = IdlePolicy::new().always_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
         let worker = WorkerIdle::new(&policy);
+        (policy, pool, worker)
+    }
+
+    #[test]
+    fn a_pressured_phase_searches_its_budget_of_rounds() {
+        let (policy, pool, worker) = always_pressured();
         worker.budgets.set(WaitKind::Idle, true, 3);
         let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
         assert_eq!(searches(&steps), 3);
@@ -457,9 +464,7 @@ mod tests {
 
     #[test]
     fn a_pressured_phase_learns_its_rounds_from_misses_and_hits() {
-        let policy = IdlePolicy::new().always_oversubscribed();
-        let pool = PoolIdle::new(&policy, 4);
-        let worker = WorkerIdle::new(&policy);
+        let (policy, pool, worker) = always_pressured();
         // A long sleep, then work: the 32 rounds before it were spent for
         // nothing, and the budget loses a quarter.
         let mut period = IdlePeriod::new();
