@@ -41,7 +41,10 @@ pub enum Round {
     Searched,
     /// The worker announced that it is about to sleep (`JecSleep`: its
     /// sleepy JEC; `NotifierSleep`: its prepared wait). Its caller searches
-    /// every queue once more; the next round tries to sleep.
+    /// every queue once more; the next round tries to sleep. A caller whose
+    /// `has_work` looks at every queue that search would may skip it and go
+    /// straight to the next round: its final check comes after the
+    /// announcement, so it is that search.
     Announced,
     /// The worker tried to sleep and did not: its final check found work,
     /// its latch was set, or work was posted since its announcement. It

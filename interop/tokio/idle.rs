@@ -49,8 +49,12 @@ pub(super) struct Idle {
 pub(super) struct Search<'a> {
     state: <Protocol as SleepProtocol>::Idle<'a>,
     latch: &'a CoreLatch,
-    /// The last round announced the worker: the next one tries to sleep.
+    /// The last round announced the worker, or was a timed one: the next
+    /// one may sleep, and counts as a park.
     announced: bool,
+    /// The last round returned `Round::Announced`: the next one tries to
+    /// sleep, and its final check is the pass the announcement asks for.
+    just_announced: bool,
     /// The last round's park, the driver's, returned for its own events
     /// with no wake: the crate counts the worker busy until its next round.
     left_idle: bool,
@@ -81,6 +85,7 @@ impl Idle {
             state: self.sleep.start_looking(worker),
             latch: &self.latches[worker],
             announced: false,
+            just_announced: false,
             left_idle: false,
             steal_allowed: true,
         }
@@ -110,6 +115,13 @@ impl Idle {
         search.announced
     }
 
+    /// Whether the last round announced the worker (untimed): its caller
+    /// may go straight to the next round, whose final check, `has_work`,
+    /// looks at every queue a pass would.
+    pub(super) fn just_announced(search: &Search<'_>) -> bool {
+        search.just_announced
+    }
+
     /// Whether the last round left the worker busy: its driver returned
     /// with no wake (stock tokio's worker back from the driver, not
     /// searching).
@@ -132,6 +144,7 @@ impl Idle {
                     .sleep
                     .no_work_found(&mut search.state, search.latch, has_work);
                 search.announced = round == Round::Announced;
+                search.just_announced = search.announced;
                 search.left_idle = false;
             }
             Some(deadline) => {
@@ -144,6 +157,7 @@ impl Idle {
                     deadline,
                 );
                 search.announced = true;
+                search.just_announced = false;
                 search.left_idle = false;
             }
         }
@@ -167,6 +181,7 @@ impl Idle {
             park,
         );
         search.announced = round == Round::Announced;
+        search.just_announced = search.announced;
         search.left_idle = matches!(round, Round::ParkReturned | Round::TimedOut);
     }
 
