@@ -52,9 +52,6 @@ pub(super) struct Search<'a> {
     /// The last round announced the worker, or was a timed one: the next
     /// one may sleep, and counts as a park.
     announced: bool,
-    /// The last round returned `Round::Announced`: the next one tries to
-    /// sleep, and its final check is the pass the announcement asks for.
-    just_announced: bool,
     /// The last round's park, the driver's, returned for its own events
     /// with no wake: the crate counts the worker busy until its next round.
     left_idle: bool,
@@ -85,7 +82,6 @@ impl Idle {
             state: self.sleep.start_looking(worker),
             latch: &self.latches[worker],
             announced: false,
-            just_announced: false,
             left_idle: false,
             steal_allowed: true,
         }
@@ -115,13 +111,6 @@ impl Idle {
         search.announced
     }
 
-    /// Whether the last round announced the worker (untimed): its caller
-    /// may go straight to the next round, whose final check, `has_work`,
-    /// looks at every queue a pass would.
-    pub(super) fn just_announced(search: &Search<'_>) -> bool {
-        search.just_announced
-    }
-
     /// Whether the last round left the worker busy: its driver returned
     /// with no wake (stock tokio's worker back from the driver, not
     /// searching).
@@ -144,7 +133,6 @@ impl Idle {
                     .sleep
                     .no_work_found(&mut search.state, search.latch, has_work);
                 search.announced = round == Round::Announced;
-                search.just_announced = search.announced;
                 search.left_idle = false;
             }
             Some(deadline) => {
@@ -157,7 +145,6 @@ impl Idle {
                     deadline,
                 );
                 search.announced = true;
-                search.just_announced = false;
                 search.left_idle = false;
             }
         }
@@ -181,7 +168,6 @@ impl Idle {
             park,
         );
         search.announced = round == Round::Announced;
-        search.just_announced = search.announced;
         search.left_idle = matches!(round, Round::ParkReturned | Round::TimedOut);
     }
 
