@@ -73,6 +73,12 @@ impl IdleCounters {
         self.asleep_since_ns.store(now_ns, Relaxed);
     }
 
+    /// When the sleep in progress began on the shared clock, if one is.
+    pub(crate) fn asleep_since_ns(&self) -> Option<u64> {
+        let since = self.asleep_since_ns.load(Relaxed);
+        (since != AWAKE).then_some(since)
+    }
+
     /// The sleep ended after `ns`. The sleep in progress is cleared first:
     /// a snapshot taken in between misses this sleep, rather than counting
     /// it twice.

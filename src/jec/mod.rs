@@ -590,10 +590,19 @@ impl JecSleep {
         }
     }
 
-    /// Wake up to `n` workers, scanning from index 0 as rayon-core does.
+    /// Wake up to `n` workers: the newest sleeper first, then any, scanning
+    /// from index 0 as rayon-core does (docs/jec-sleep.md, "Which sleeper").
     fn wake_any(&self, mut n: usize) {
         if n == 0 {
             return;
+        }
+        if let Some(newest) = self.newest_sleeper() {
+            if self.wake_specific(newest) {
+                n -= 1;
+                if n == 0 {
+                    return;
+                }
+            }
         }
         for index in 0..self.workers.len() {
             if self.wake_specific(index) {
@@ -603,6 +612,25 @@ impl JecSleep {
                 }
             }
         }
+    }
+
+    /// The sleeping worker whose sleep began last, by the start its sleep
+    /// records for `SleepStats` (Relaxed: a hint, and the claim that
+    /// follows decides). A worker registered and not yet stamped is left to
+    /// the index scan. Under loom every stamp is 0: the lowest index.
+    fn newest_sleeper(&self) -> Option<usize> {
+        let mut newest = None;
+        let mut latest = 0;
+        for (index, worker) in self.workers.iter().enumerate() {
+            let Some(since) = worker.idle.counters.asleep_since_ns() else {
+                continue;
+            };
+            if (newest.is_none() || since > latest) && worker.sleep.is_sleeping() {
+                newest = Some(index);
+                latest = since;
+            }
+        }
+        newest
     }
 
     /// Searcher slots taken right now (for the loom models' checks).

@@ -271,7 +271,8 @@ impl WorkerSleep {
         self.futex.counts()
     }
 
-    /// True if the worker is registered asleep (for tests and monitoring).
+    /// True if the worker is registered asleep (for the wakers' choice of
+    /// the newest sleeper, tests and monitoring).
     pub(crate) fn is_sleeping(&self) -> bool {
         matches!(
             self.futex.word().load(Ordering::Relaxed),
