@@ -62,17 +62,19 @@ impl Stopwatch {
 
 /// Nanoseconds on one monotonic clock shared by every thread of the process
 /// (from its first read), for moments that one thread records and another
-/// reads: when a sleep in progress began. Under loom, always 0: loom has
-/// no clock, and nothing a model checks reads it.
+/// reads: when a sleep in progress began. Under loom (the crate's models,
+/// or a client's with `--cfg eventcount_loom`), always 0: loom has no
+/// clock, and a waker's choice of the newest sleeper reads these moments,
+/// so a real clock would give one schedule two paths on replay.
 #[inline]
 pub(crate) fn shared_clock_ns() -> u64 {
-    #[cfg(not(all(test, loom)))]
+    #[cfg(not(any(all(test, loom), eventcount_loom)))]
     {
         static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
         let epoch = *EPOCH.get_or_init(std::time::Instant::now);
         u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
-    #[cfg(all(test, loom))]
+    #[cfg(any(all(test, loom), eventcount_loom))]
     {
         0
     }
