@@ -1,7 +1,8 @@
 //! Unit tests of the JEC rollover, which the public API cannot reach in any
 //! reasonable time: the counter starts next to `u32::MAX` through the
 //! crate-private constructor, and `add_jec_wrapping` stands in for 2^32 - 1
-//! posts by other threads.
+//! posts by other threads. Also what only the crate sees: the decoded
+//! state of an externally parked worker, and which sleeper a wake takes.
 //!
 //! Each test that could block on a regression runs under `with_watchdog`,
 //! which turns a hang into a failure naming the test; none asserts on a
@@ -222,4 +223,44 @@ fn an_externally_parked_worker_decodes_and_is_unparked() {
     assert_eq!(unparks.load(Ordering::Relaxed), 1);
     assert_eq!(sleep.counters().sleeping(), 0);
     sleep.work_found(idle);
+}
+
+/// A wake takes the newest sleeper first: three workers fall asleep one
+/// after another (0, then 2, then 1); a post wakes 1, whose end of search
+/// hands off to 2, whose own hands off to 0.
+#[test]
+fn wakes_go_to_the_newest_sleeper_first() {
+    use crate::round::Round;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    with_watchdog("wakes_go_to_the_newest_sleeper_first", || {
+        // No search rounds and a searcher cap: the hand-off wakes one
+        // sleeper when the last awake idle worker finds work.
+        let sleep = JecSleep::with_policy(3, IdlePolicy::tokio());
+        let woken = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for worker in [0, 2, 1] {
+                let (sleep, woken) = (&sleep, &woken);
+                s.spawn(move || {
+                    let latch = CoreLatch::idle_loop();
+                    let mut idle = sleep.start_looking(worker);
+                    // Until a wake ends a round: it is asleep before the
+                    // post, so no round of it is withdrawn or notified.
+                    while !matches!(
+                        sleep.no_work_found(&mut idle, &latch, || false),
+                        Round::Woken | Round::Notified
+                    ) {}
+                    woken.lock().unwrap().push(worker);
+                    sleep.work_found(idle);
+                });
+                // Asleep and stamped: its sleep in progress counts as parked.
+                while sleep.worker_stats(worker).parked == Duration::ZERO {
+                    std::thread::yield_now();
+                }
+            }
+            sleep.new_injected_jobs(1, true);
+        });
+        assert_eq!(*woken.lock().unwrap(), [1, 2, 0]);
+    });
 }
