@@ -199,7 +199,14 @@ impl IdlePeriod {
                 }
                 return Step::Search(pause);
             }
-            self.end_searching(&worker.counters, SearchEnd::GaveUp);
+            // A search that ends in the round that began it ran no round:
+            // it spent no time worth a clock read.
+            let now = if self.rounds == 0 {
+                self.phase_started_ns
+            } else {
+                now.unwrap_or_else(|| self.now_ns())
+            };
+            self.end_searching(&worker.counters, SearchEnd::GaveUp, now);
             self.searched_rounds = self.rounds;
             self.phase = Phase::Sleepy;
         }
@@ -218,10 +225,15 @@ impl IdlePeriod {
         pool: &PoolIdle,
         idle_counts: impl FnOnce() -> (usize, usize),
     ) {
-        if self.clock.is_none() {
-            self.kind = latch.waits_for();
-            self.clock = Some(Stopwatch::start());
-        }
+        self.phase_started_ns = match self.clock.as_mut() {
+            Some(clock) => clock.elapsed_ns(),
+            None => {
+                self.kind = latch.waits_for();
+                let (clock, now) = Stopwatch::start();
+                self.clock = Some(clock);
+                now
+            }
+        };
         // A round after a wake means the wake found nothing: with the
         // policy's rule, sleep again at once. The budget is not changed:
         // such a wake tells about whoever woke us, not about our search.
@@ -233,7 +245,6 @@ impl IdlePeriod {
         self.round_started_ns = None;
         self.budget_ns = worker.budgets.get(self.kind);
         self.pressured_rounds = worker.budgets.pressured_rounds(self.kind);
-        self.phase_started_ns = self.now_ns();
         // Under pressure a yield hands the CPU to a runnable peer, and a
         // sleep after an empty wake would cost a futex wake later: search.
         self.pressured = pool.pressure.is_pressured();
@@ -280,14 +291,13 @@ impl IdlePeriod {
         }
     }
 
-    /// The search rounds of this phase are over, as `end`: count their
-    /// time, on the wall clock and on the thread's CPU clock. A search
-    /// that ran no round never paused, so its wall time is its CPU time,
-    /// and the CPU clock is not read.
-    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd) {
+    /// The search rounds of this phase are over at `now`, as `end`: count
+    /// their time, on the wall clock and on the thread's CPU clock. A
+    /// search that ran no round never paused, so its wall time is its CPU
+    /// time, and the CPU clock is not read.
+    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd, now: u64) {
         self.round_started_ns = None;
         if let Some(since) = self.searching_since.take() {
-            let now = self.now_ns();
             let wall = now.saturating_sub(since);
             let cpu = match self.searching_cpu_since.take() {
                 Some(since) => thread_cpu_ns().map_or(0, |now| now.saturating_sub(since)),
@@ -302,8 +312,12 @@ impl IdlePeriod {
     /// Every sleep ends in [`woken`](IdlePeriod::woken) or
     /// [`timed_out`](IdlePeriod::timed_out), which count it.
     pub(crate) fn sleeping(&mut self, counters: &IdleCounters) {
-        self.sleep_started_ns = self.now_ns();
-        counters.asleep(shared_clock_ns());
+        let (now, shared) = self
+            .clock
+            .as_mut()
+            .map_or_else(|| (0, shared_clock_ns()), Stopwatch::elapsed_and_shared_ns);
+        self.sleep_started_ns = now;
+        counters.asleep(shared);
     }
 
     /// A wake ended the sleep: a new phase starts at the next round, which,
@@ -349,8 +363,16 @@ impl IdlePeriod {
         if self.clock.is_none() {
             return; // found at once: no empty round, nothing to learn
         }
-        self.end_searching(&worker.counters, SearchEnd::FoundWork);
+        let learns = Budgets::learns(policy, self.pressured);
+        if self.searching_since.is_none() && !learns {
+            return; // nothing to count, nothing to learn: no clock read
+        }
+        // One read for both: the end of the search and the lesson.
         let now = self.now_ns();
+        self.end_searching(&worker.counters, SearchEnd::FoundWork, now);
+        if !learns {
+            return;
+        }
         let woke = std::mem::take(&mut self.woke);
         let outcome = if woke && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS {
             PhaseEnd::Miss

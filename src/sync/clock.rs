@@ -33,14 +33,20 @@ pub(crate) struct Stopwatch {
 pub(crate) const LOOM_STEP: u64 = 66_667;
 
 impl Stopwatch {
-    /// A stopwatch reading zero now.
+    /// A stopwatch started now, and its first reading, from one read of
+    /// the clock: 0, or under loom the first step (the reading that
+    /// [`elapsed_ns`](Stopwatch::elapsed_ns) would give right after a
+    /// start).
     #[inline]
-    pub(crate) fn start() -> Self {
-        Stopwatch {
-            #[cfg(not(any(all(test, loom), eventcount_loom)))]
-            started: std::time::Instant::now(),
-            #[cfg(any(all(test, loom), eventcount_loom))]
-            reads: 0,
+    pub(crate) fn start() -> (Self, u64) {
+        #[cfg(not(any(all(test, loom), eventcount_loom)))]
+        {
+            let started = std::time::Instant::now();
+            (Stopwatch { started }, 0)
+        }
+        #[cfg(any(all(test, loom), eventcount_loom))]
+        {
+            (Stopwatch { reads: 1 }, LOOM_STEP)
         }
     }
 
@@ -50,7 +56,7 @@ impl Stopwatch {
     pub(crate) fn elapsed_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+            nanos(self.started.elapsed())
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -58,6 +64,38 @@ impl Stopwatch {
             self.reads * LOOM_STEP
         }
     }
+
+    /// [`elapsed_ns`](Stopwatch::elapsed_ns), and the same moment on
+    /// [`shared_clock_ns`], from one read of the clock.
+    #[inline]
+    pub(crate) fn elapsed_and_shared_ns(&mut self) -> (u64, u64) {
+        #[cfg(not(any(all(test, loom), eventcount_loom)))]
+        {
+            let now = std::time::Instant::now();
+            (
+                nanos(now.saturating_duration_since(self.started)),
+                nanos(now.saturating_duration_since(epoch())),
+            )
+        }
+        #[cfg(any(all(test, loom), eventcount_loom))]
+        {
+            (self.elapsed_ns(), shared_clock_ns())
+        }
+    }
+}
+
+/// The origin of [`shared_clock_ns`]: the first time any thread asked.
+#[cfg(not(any(all(test, loom), eventcount_loom)))]
+#[inline]
+fn epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
+}
+
+#[cfg(not(any(all(test, loom), eventcount_loom)))]
+#[inline]
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Nanoseconds on one monotonic clock shared by every thread of the process
@@ -70,9 +108,7 @@ impl Stopwatch {
 pub(crate) fn shared_clock_ns() -> u64 {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
     {
-        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        let epoch = *EPOCH.get_or_init(std::time::Instant::now);
-        u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        nanos(epoch().elapsed())
     }
     #[cfg(any(all(test, loom), eventcount_loom))]
     {
