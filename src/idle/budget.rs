@@ -90,7 +90,8 @@ impl Budgets {
     }
 
     /// Whether [`learn`](Budgets::learn) would learn anything: a pressured
-    /// phase always does, any other only under a timed policy.
+    /// phase always does, any other only under a timed policy (the match
+    /// in `learn` returns early in exactly the other case).
     pub(crate) fn learns(policy: &IdlePolicy, pressured: bool) -> bool {
         pressured || matches!(policy.search, SearchLength::Timed { .. })
     }

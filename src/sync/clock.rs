@@ -9,18 +9,19 @@
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom (the crate's models, or a client's with
 //! `--cfg eventcount_loom`) a stopwatch therefore advances by a fixed
-//! step, [`LOOM_STEP`], each time it is read. A search phase reads it once
-//! when it starts and once per round, so a budget of three steps lasts two
-//! rounds in a model, and a budget under one step none; every sleep
-//! measures a step or two. The idle policy sizes the step from its largest
+//! step, [`LOOM_STEP`], each time it is read. A search phase that may run
+//! rounds reads it once when it starts and once per round, so a budget of
+//! three steps lasts two rounds in a model, and a budget under one step
+//! none; every sleep measures a step or two. The idle policy sizes the step from its largest
 //! default budget, and the models choose their budgets with that in mind
 //! (`src/models/protocols.rs`).
 
-/// A running measurement, started by [`Stopwatch::start`].
+/// A running measurement that starts at its first read: an idle period
+/// that never needs a time reads no clock.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stopwatch {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
-    started: std::time::Instant,
+    started: Option<std::time::Instant>,
     #[cfg(any(all(test, loom), eventcount_loom))]
     reads: u64,
 }
@@ -33,30 +34,26 @@ pub(crate) struct Stopwatch {
 pub(crate) const LOOM_STEP: u64 = 66_667;
 
 impl Stopwatch {
-    /// A stopwatch started now, and its first reading, from one read of
-    /// the clock: 0, or under loom the first step (the reading that
-    /// [`elapsed_ns`](Stopwatch::elapsed_ns) would give right after a
-    /// start).
+    /// A stopwatch that has not started: its first read starts it.
     #[inline]
-    pub(crate) fn start() -> (Self, u64) {
-        #[cfg(not(any(all(test, loom), eventcount_loom)))]
-        {
-            let started = std::time::Instant::now();
-            (Stopwatch { started }, 0)
-        }
-        #[cfg(any(all(test, loom), eventcount_loom))]
-        {
-            (Stopwatch { reads: 1 }, LOOM_STEP)
+    pub(crate) const fn new() -> Self {
+        Stopwatch {
+            #[cfg(not(any(all(test, loom), eventcount_loom)))]
+            started: None,
+            #[cfg(any(all(test, loom), eventcount_loom))]
+            reads: 0,
         }
     }
 
-    /// Nanoseconds since [`start`](Stopwatch::start), saturating at
-    /// `u64::MAX`.
+    /// Nanoseconds since the first read, saturating at `u64::MAX`: 0 at
+    /// the first read. Under loom, one more step at every read, the first
+    /// included.
     #[inline]
     pub(crate) fn elapsed_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            nanos(self.started.elapsed())
+            let now = std::time::Instant::now();
+            nanos(now.saturating_duration_since(*self.started.get_or_insert(now)))
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -72,8 +69,9 @@ impl Stopwatch {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
             let now = std::time::Instant::now();
+            let started = *self.started.get_or_insert(now);
             (
-                nanos(now.saturating_duration_since(self.started)),
+                nanos(now.saturating_duration_since(started)),
                 nanos(now.saturating_duration_since(epoch())),
             )
         }
