@@ -116,7 +116,10 @@ pub(crate) fn shared_clock_ns() -> u64 {
 
 /// Whether [`thread_cpu_ns`] reads a clock in this build: Linux and
 /// Android, through rustix (a `clock_gettime` on the calling thread's CPU
-/// clock); not other targets, and not under loom.
+/// clock); not other targets, and not in this crate's own loom models. A
+/// client's loom build (`--cfg eventcount_loom`) reads the real clock: its
+/// readings feed only the counters, never a decision, so a model's paths
+/// do not depend on them.
 pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
     not(all(test, loom)),
     any(target_os = "linux", target_os = "android")
