@@ -54,9 +54,10 @@ use std::time::Duration;
 /// The counts are kept on each waiter's own cache line, and only on the
 /// idle paths (a post never touches them): the futex counts next to each
 /// word, on the paths that make a syscall anyway; the idle ones by the
-/// worker that idles, which reads a clock at the start and the end of each
-/// search and each sleep (and its CPU clock, a system call, at the first
-/// round and the end of each search that runs a round). Subtract two snapshots to measure a stretch
+/// worker that idles, which reads a clock where a count needs a time: a
+/// search that runs rounds, the start and end of each sleep (and its CPU
+/// clock, a system call, at the first round and the end of each search
+/// that runs a round). Subtract two snapshots to measure a stretch
 /// of work. The struct is `non_exhaustive`: more counts may come. Its
 /// `Display` is one line for a log.
 ///

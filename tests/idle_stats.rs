@@ -104,6 +104,39 @@ fn a_search_that_finds_work_at_once_counts_nothing() {
     assert_eq!(sleep.stats() - before, zero);
 }
 
+/// Under a policy of no search rounds (tokio's), a sleep attempt still
+/// counts its search, as given up, and counts no time searching: the
+/// search ended in the round that began it, with no clock read.
+fn a_search_of_no_rounds_counts_no_time<S: SleepProtocol>() {
+    let sleep = S::try_with_policy(1, IdlePolicy::tokio()).unwrap();
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    let deadline = Instant::now() + Duration::from_millis(1);
+    while sleep.no_work_found_until(&mut idle, &latch, || false, deadline) == WaitOutcome::Notified
+    {
+    }
+    sleep.work_found(idle);
+    let stats = sleep.stats();
+    assert!(stats.searches_gave_up >= 1, "{stats}");
+    assert_eq!(stats.searches_found_work, 0, "{stats}");
+    assert_eq!(stats.searching, Duration::ZERO, "{stats}");
+    assert_eq!(
+        stats.searching_cpu.unwrap_or_default(),
+        Duration::ZERO,
+        "{stats}"
+    );
+}
+
+#[test]
+fn jec_sleep_counts_no_time_for_a_search_of_no_rounds() {
+    a_search_of_no_rounds_counts_no_time::<JecSleep>();
+}
+
+#[test]
+fn notifier_sleep_counts_no_time_for_a_search_of_no_rounds() {
+    a_search_of_no_rounds_counts_no_time::<NotifierSleep>();
+}
+
 /// The CPU time of searching is read where the platform has a per-thread
 /// CPU clock (Linux and Android), and is `None` elsewhere, and always for a
 /// bare `Notifier`.

@@ -89,6 +89,13 @@ impl Budgets {
         self.cell(kind, pressured).store(value, Relaxed);
     }
 
+    /// Whether [`learn`](Budgets::learn) would learn anything: a pressured
+    /// phase always does, any other only under a timed policy (the match
+    /// in `learn` returns early in exactly the other case).
+    pub(crate) fn learns(policy: &IdlePolicy, pressured: bool) -> bool {
+        pressured || matches!(policy.search, SearchLength::Timed { .. })
+    }
+
     /// Learn from how a search phase ended: a pressured phase teaches the
     /// pressured budget (in rounds), any other a timed policy's budget (a
     /// no-op for fixed rounds).

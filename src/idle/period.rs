@@ -28,7 +28,7 @@ use super::pressure::FastestRound;
 #[cfg(all(test, not(loom)))]
 use super::pressure::{PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS};
 use crate::latch::{CoreLatch, WaitKind};
-use crate::sync::{shared_clock_ns, thread_cpu_ns, Stopwatch, HAS_THREAD_CPU_CLOCK};
+use crate::sync::{thread_cpu_ns, Stopwatch};
 
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +76,8 @@ impl WorkerIdle {
 pub(crate) struct IdlePeriod {
     /// Set at the first empty round, from the latch.
     kind: WaitKind,
+    /// The period has had an empty round: `kind` is set.
+    began: bool,
     phase: Phase,
     /// Rounds searched in this phase.
     rounds: u32,
@@ -85,9 +87,12 @@ pub(crate) struct IdlePeriod {
     pressured_rounds: u32,
     /// The rounds the last phase searched, for a wake that comes after it.
     searched_rounds: u32,
-    /// Started at the first empty round, so `None` until then: a search
-    /// that finds work at once never reads the clock.
-    clock: Option<Stopwatch>,
+    /// Started by its first read, when a phase, a sleep or a lesson first
+    /// needs a time: a search that finds work at once never reads it, nor
+    /// does a phase that cannot search.
+    clock: Stopwatch,
+    /// When this phase started, read only if it may run a search round
+    /// (0 otherwise: a phase of no rounds measures nothing from it).
     phase_started_ns: u64,
     /// When this phase's search rounds began, while they last.
     searching_since: Option<u64>,
@@ -114,12 +119,13 @@ impl IdlePeriod {
     pub(crate) fn new() -> Self {
         IdlePeriod {
             kind: WaitKind::Idle,
+            began: false,
             phase: Phase::Start,
             rounds: 0,
             budget_ns: 0,
             pressured_rounds: 0,
             searched_rounds: 0,
-            clock: None,
+            clock: Stopwatch::new(),
             phase_started_ns: 0,
             searching_since: None,
             searching_cpu_since: None,
@@ -138,7 +144,7 @@ impl IdlePeriod {
     }
 
     fn now_ns(&mut self) -> u64 {
-        self.clock.as_mut().map_or(0, Stopwatch::elapsed_ns)
+        self.clock.elapsed_ns()
     }
 
     /// What this empty round does. At the start of a phase, `pool` says
@@ -199,7 +205,14 @@ impl IdlePeriod {
                 }
                 return Step::Search(pause);
             }
-            self.end_searching(&worker.counters, SearchEnd::GaveUp);
+            // A search phase that ends in the call that began it searched
+            // for no time: its end is its start, with no clock read.
+            let now = if self.rounds == 0 {
+                self.phase_started_ns
+            } else {
+                now.unwrap_or_else(|| self.now_ns())
+            };
+            self.end_searching(&worker.counters, SearchEnd::GaveUp, now);
             self.searched_rounds = self.rounds;
             self.phase = Phase::Sleepy;
         }
@@ -218,9 +231,9 @@ impl IdlePeriod {
         pool: &PoolIdle,
         idle_counts: impl FnOnce() -> (usize, usize),
     ) {
-        if self.clock.is_none() {
+        if !self.began {
+            self.began = true;
             self.kind = latch.waits_for();
-            self.clock = Some(Stopwatch::start());
         }
         // A round after a wake means the wake found nothing: with the
         // policy's rule, sleep again at once. The budget is not changed:
@@ -233,11 +246,15 @@ impl IdlePeriod {
         self.round_started_ns = None;
         self.budget_ns = worker.budgets.get(self.kind);
         self.pressured_rounds = worker.budgets.pressured_rounds(self.kind);
-        self.phase_started_ns = self.now_ns();
         // Under pressure a yield hands the CPU to a runnable peer, and a
         // sleep after an empty wake would cost a futex wake later: search.
         self.pressured = pool.pressure.is_pressured();
         self.probe = !self.pressured && pool.pressure.detects();
+        self.phase_started_ns = if self.pressured || self.probe || policy.has_search_rounds() {
+            self.now_ns()
+        } else {
+            0
+        };
         let skip = empty_wake && policy.empty_wake_sleeps && !self.pressured;
         if !skip && pool.may_search(self.pressured, self.kind, &mut self.slot, idle_counts) {
             self.phase = Phase::Search;
@@ -266,7 +283,7 @@ impl IdlePeriod {
             Phase::Start => {
                 // The kind is read from the latch at the first round; before
                 // it, from the latch the rounds will wait on.
-                let kind = if self.clock.is_some() {
+                let kind = if self.began {
                     self.kind
                 } else {
                     latch.waits_for()
@@ -280,20 +297,18 @@ impl IdlePeriod {
         }
     }
 
-    /// The search rounds of this phase are over, as `end`: count their
-    /// time, on the wall clock and on the thread's CPU clock. A search
-    /// that ran no round never paused, so its wall time is its CPU time,
-    /// and the CPU clock is not read.
-    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd) {
+    /// The search rounds of this phase are over at `now`, as `end`: count
+    /// their time, on the wall clock and on the thread's CPU clock (read
+    /// at the first round, so a search of no rounds counts 0 on both).
+    fn end_searching(&mut self, counters: &IdleCounters, end: SearchEnd, now: u64) {
         self.round_started_ns = None;
         if let Some(since) = self.searching_since.take() {
-            let now = self.now_ns();
             let wall = now.saturating_sub(since);
-            let cpu = match self.searching_cpu_since.take() {
-                Some(since) => thread_cpu_ns().map_or(0, |now| now.saturating_sub(since)),
-                None if HAS_THREAD_CPU_CLOCK => wall,
-                None => 0,
-            };
+            let cpu = self
+                .searching_cpu_since
+                .take()
+                .and_then(|since| Some(thread_cpu_ns()?.saturating_sub(since)))
+                .unwrap_or(0);
             counters.searched(end, wall, cpu);
         }
     }
@@ -302,8 +317,9 @@ impl IdlePeriod {
     /// Every sleep ends in [`woken`](IdlePeriod::woken) or
     /// [`timed_out`](IdlePeriod::timed_out), which count it.
     pub(crate) fn sleeping(&mut self, counters: &IdleCounters) {
-        self.sleep_started_ns = self.now_ns();
-        counters.asleep(shared_clock_ns());
+        let (now, shared) = self.clock.elapsed_and_shared_ns();
+        self.sleep_started_ns = now;
+        counters.asleep(shared);
     }
 
     /// A wake ended the sleep: a new phase starts at the next round, which,
@@ -346,11 +362,19 @@ impl IdlePeriod {
     /// or a miss: a pressured phase for the pressured budget, in rounds,
     /// and any other for the policy's, in time (timed policies only).
     pub(crate) fn found(&mut self, policy: &IdlePolicy, worker: &WorkerIdle) {
-        if self.clock.is_none() {
+        if !self.began {
             return; // found at once: no empty round, nothing to learn
         }
-        self.end_searching(&worker.counters, SearchEnd::FoundWork);
+        let learns = Budgets::learns(policy, self.pressured);
+        if self.searching_since.is_none() && !learns {
+            return; // nothing to count, nothing to learn: no clock read
+        }
+        // One read for both: the end of the search and the lesson.
         let now = self.now_ns();
+        self.end_searching(&worker.counters, SearchEnd::FoundWork, now);
+        if !learns {
+            return;
+        }
         let woke = std::mem::take(&mut self.woke);
         let outcome = if woke && now.saturating_sub(self.sleep_started_ns) >= SHORT_SLEEP_NS {
             PhaseEnd::Miss

@@ -592,6 +592,15 @@ impl IdlePolicy {
         }
     }
 
+    /// Whether a phase of this policy may run a search round at all (a
+    /// pressured phase or a probe aside): a policy of no rounds never does.
+    pub(crate) const fn has_search_rounds(&self) -> bool {
+        match self.search {
+            SearchLength::Rounds { spin, yields, .. } => spin > 0 || yields > 0,
+            SearchLength::Timed { .. } => true,
+        }
+    }
+
     /// How search round `round` passes its time.
     #[inline]
     pub(crate) fn pause(&self, round: u32) -> Pause {

@@ -9,18 +9,19 @@
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom (the crate's models, or a client's with
 //! `--cfg eventcount_loom`) a stopwatch therefore advances by a fixed
-//! step, [`LOOM_STEP`], each time it is read. A search phase reads it once
-//! when it starts and once per round, so a budget of three steps lasts two
-//! rounds in a model, and a budget under one step none; every sleep
-//! measures a step or two. The idle policy sizes the step from its largest
+//! step, [`LOOM_STEP`], each time it is read. A search phase that may run
+//! rounds reads it once when it starts and once per round, so a budget of
+//! three steps lasts two rounds in a model, and a budget under one step
+//! none; every sleep measures a step or two. The idle policy sizes the step from its largest
 //! default budget, and the models choose their budgets with that in mind
 //! (`src/models/protocols.rs`).
 
-/// A running measurement, started by [`Stopwatch::start`].
+/// A running measurement that starts at its first read: an idle period
+/// that never needs a time reads no clock.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stopwatch {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
-    started: std::time::Instant,
+    started: Option<std::time::Instant>,
     #[cfg(any(all(test, loom), eventcount_loom))]
     reads: u64,
 }
@@ -33,24 +34,26 @@ pub(crate) struct Stopwatch {
 pub(crate) const LOOM_STEP: u64 = 66_667;
 
 impl Stopwatch {
-    /// A stopwatch reading zero now.
+    /// A stopwatch that has not started: its first read starts it.
     #[inline]
-    pub(crate) fn start() -> Self {
+    pub(crate) const fn new() -> Self {
         Stopwatch {
             #[cfg(not(any(all(test, loom), eventcount_loom)))]
-            started: std::time::Instant::now(),
+            started: None,
             #[cfg(any(all(test, loom), eventcount_loom))]
             reads: 0,
         }
     }
 
-    /// Nanoseconds since [`start`](Stopwatch::start), saturating at
-    /// `u64::MAX`.
+    /// Nanoseconds since the first read, saturating at `u64::MAX`: 0 at
+    /// the first read. Under loom, one more step at every read, the first
+    /// included.
     #[inline]
     pub(crate) fn elapsed_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+            let now = std::time::Instant::now();
+            nanos(now.saturating_duration_since(*self.started.get_or_insert(now)))
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -58,6 +61,39 @@ impl Stopwatch {
             self.reads * LOOM_STEP
         }
     }
+
+    /// [`elapsed_ns`](Stopwatch::elapsed_ns), and the same moment on
+    /// [`shared_clock_ns`], from one read of the clock.
+    #[inline]
+    pub(crate) fn elapsed_and_shared_ns(&mut self) -> (u64, u64) {
+        #[cfg(not(any(all(test, loom), eventcount_loom)))]
+        {
+            let now = std::time::Instant::now();
+            let started = *self.started.get_or_insert(now);
+            (
+                nanos(now.saturating_duration_since(started)),
+                nanos(now.saturating_duration_since(epoch())),
+            )
+        }
+        #[cfg(any(all(test, loom), eventcount_loom))]
+        {
+            (self.elapsed_ns(), shared_clock_ns())
+        }
+    }
+}
+
+/// The origin of [`shared_clock_ns`]: the first time any thread asked.
+#[cfg(not(any(all(test, loom), eventcount_loom)))]
+#[inline]
+fn epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
+}
+
+#[cfg(not(any(all(test, loom), eventcount_loom)))]
+#[inline]
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Nanoseconds on one monotonic clock shared by every thread of the process
@@ -70,9 +106,7 @@ impl Stopwatch {
 pub(crate) fn shared_clock_ns() -> u64 {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
     {
-        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        let epoch = *EPOCH.get_or_init(std::time::Instant::now);
-        u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        nanos(epoch().elapsed())
     }
     #[cfg(any(all(test, loom), eventcount_loom))]
     {
@@ -82,7 +116,10 @@ pub(crate) fn shared_clock_ns() -> u64 {
 
 /// Whether [`thread_cpu_ns`] reads a clock in this build: Linux and
 /// Android, through rustix (a `clock_gettime` on the calling thread's CPU
-/// clock); not other targets, and not under loom.
+/// clock); not other targets, and not in this crate's own loom models. A
+/// client's loom build (`--cfg eventcount_loom`) reads the real clock: its
+/// readings feed only the counters, never a decision, so a model's paths
+/// do not depend on them.
 pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
     not(all(test, loom)),
     any(target_os = "linux", target_os = "android")
