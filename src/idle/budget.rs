@@ -48,7 +48,8 @@ impl Budgets {
     /// Where a worker starts under `policy`: its top-level search at the
     /// lower bound (an idle pool sleeps at once until it has seen a reason
     /// not to), a join's at a quarter of the upper bound (the stolen half it
-    /// waits for usually ends soon).
+    /// waits for usually ends soon). Pressured, the same in rounds: the
+    /// top-level search at the floor, a join's at rayon's 32.
     pub(crate) fn new(policy: &IdlePolicy) -> Self {
         let (idle, join) = match policy.search {
             SearchLength::Timed { min_ns, max_ns } => (min_ns, (max_ns / 4).max(min_ns)),
@@ -57,7 +58,12 @@ impl Budgets {
         Budgets {
             idle_ns: AtomicU32::new(idle),
             join_ns: AtomicU32::new(join),
-            pressured_idle_rounds: AtomicU32::new(PRESSURED_ROUNDS),
+            // The floor: a burst's short gaps are hits within a few rounds,
+            // which never lower a budget, so one that started at 32 spent
+            // all 32 in every worker when the burst ended (B6 at 8 threads
+            // on 2 vCPUs: 0.9-1.3x stock rayon's CPU); gaps that need more
+            // rounds raise it within a few idle periods.
+            pressured_idle_rounds: AtomicU32::new(PRESSURED_MIN_ROUNDS),
             pressured_join_rounds: AtomicU32::new(PRESSURED_ROUNDS),
         }
     }

@@ -435,6 +435,7 @@ mod tests {
         let policy = IdlePolicy::new().max_searching(1).always_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
         let worker = WorkerIdle::new(&policy);
+        worker.budgets.set(WaitKind::Idle, true, PRESSURED_ROUNDS);
         // The cap's one slot is taken by another worker.
         let mut other = false;
         assert!(pool.slots.may_search(WaitKind::Idle, &mut other, || (0, 0)));
@@ -473,6 +474,17 @@ mod tests {
     }
 
     #[test]
+    fn a_fresh_worker_searches_the_floor_at_top_level_and_rayons_rounds_in_a_join() {
+        let (policy, pool, worker) = always_pressured();
+        let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
+        assert_eq!(searches(&steps), PRESSURED_MIN_ROUNDS as usize);
+        assert_eq!(
+            worker.budgets.pressured_rounds(WaitKind::Join),
+            PRESSURED_ROUNDS
+        );
+    }
+
+    #[test]
     fn a_pressured_phase_searches_its_budget_of_rounds() {
         let (policy, pool, worker) = always_pressured();
         worker.budgets.set(WaitKind::Idle, true, 3);
@@ -489,6 +501,7 @@ mod tests {
     #[test]
     fn a_pressured_phase_learns_its_rounds_from_misses_and_hits() {
         let (policy, pool, worker) = always_pressured();
+        worker.budgets.set(WaitKind::Idle, true, PRESSURED_ROUNDS);
         // A long sleep, then work: the 32 rounds before it were spent for
         // nothing, and the budget loses a quarter.
         let mut period = IdlePeriod::new();
