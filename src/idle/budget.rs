@@ -8,7 +8,9 @@
 //! worker gets sleepy, and no wake depends on it.
 
 use super::policy::{IdlePolicy, SearchLength};
-use super::pressure::{PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS};
+use super::pressure::{
+    PRESSURED_FEWEST_ROUNDS, PRESSURED_MIN_ROUNDS, PRESSURED_MISS_STREAK, PRESSURED_ROUNDS,
+};
 use crate::latch::WaitKind;
 use crate::sync::unmodeled::{AtomicU32, Relaxed};
 
@@ -42,6 +44,10 @@ pub(crate) struct Budgets {
     join_ns: AtomicU32,
     pressured_idle_rounds: AtomicU32,
     pressured_join_rounds: AtomicU32,
+    /// Pressured phases of each kind in a row that missed, up to
+    /// [`PRESSURED_MISS_STREAK`].
+    pressured_idle_misses: AtomicU32,
+    pressured_join_misses: AtomicU32,
 }
 
 impl Budgets {
@@ -65,6 +71,8 @@ impl Budgets {
             // rounds raise it within a few idle periods.
             pressured_idle_rounds: AtomicU32::new(PRESSURED_MIN_ROUNDS),
             pressured_join_rounds: AtomicU32::new(PRESSURED_ROUNDS),
+            pressured_idle_misses: AtomicU32::new(0),
+            pressured_join_misses: AtomicU32::new(0),
         }
     }
 
@@ -105,20 +113,55 @@ impl Budgets {
     /// Learn from how a search phase ended: a pressured phase teaches the
     /// pressured budget (in rounds), any other a timed policy's budget (a
     /// no-op for fixed rounds).
+    ///
+    /// `quick_rounds` says whether the phase's yield rounds came back in
+    /// under [`SHORT_SLEEP_NS`] each on average: the CPU went to threads
+    /// that gave it back at once (the pool's own searchers), not to
+    /// CPU-bound ones. Only such misses make a streak.
     pub(crate) fn learn(
         &self,
         policy: &IdlePolicy,
         kind: WaitKind,
         pressured: bool,
         end: PhaseEnd,
+        quick_rounds: bool,
     ) {
         let (min, max) = match (pressured, policy.search) {
-            (true, _) => (PRESSURED_MIN_ROUNDS, PRESSURED_ROUNDS),
+            (true, _) => (
+                self.pressured_floor(kind, end, quick_rounds),
+                PRESSURED_ROUNDS,
+            ),
             (false, SearchLength::Timed { min_ns, max_ns }) => (min_ns, max_ns),
             (false, SearchLength::Rounds { .. }) => return,
         };
         let cell = self.cell(kind, pressured);
         cell.store(next_budget(cell.load(Relaxed), min, max, end), Relaxed);
+    }
+
+    /// The floor of a pressured budget of `kind` after a phase that ended
+    /// as `end`: [`PRESSURED_MIN_ROUNDS`], or [`PRESSURED_FEWEST_ROUNDS`]
+    /// once [`PRESSURED_MISS_STREAK`] phases in a row have missed with
+    /// quick rounds. A hit, or a miss whose rounds waited on CPU-bound
+    /// threads, ends the streak, and the rule then raises the budget to
+    /// the floor again at least. Behind CPU-bound threads a round is a
+    /// time slice: few rounds bridge a long gap, and a worker that slept
+    /// instead waited long for its wake (B9's hogs, docs/idle-policy.md).
+    fn pressured_floor(&self, kind: WaitKind, end: PhaseEnd, quick_rounds: bool) -> u32 {
+        let misses = match kind {
+            WaitKind::Idle => &self.pressured_idle_misses,
+            WaitKind::Join => &self.pressured_join_misses,
+        };
+        let streak = match end {
+            PhaseEnd::Hit { .. } => 0,
+            PhaseEnd::Miss if quick_rounds => (misses.load(Relaxed) + 1).min(PRESSURED_MISS_STREAK),
+            PhaseEnd::Miss => 0,
+        };
+        misses.store(streak, Relaxed);
+        if streak >= PRESSURED_MISS_STREAK {
+            PRESSURED_FEWEST_ROUNDS
+        } else {
+            PRESSURED_MIN_ROUNDS
+        }
     }
 }
 
@@ -151,6 +194,14 @@ impl std::fmt::Debug for Budgets {
             .field(
                 "pressured_join_rounds",
                 &self.pressured_join_rounds.load(Relaxed),
+            )
+            .field(
+                "pressured_idle_misses",
+                &self.pressured_idle_misses.load(Relaxed),
+            )
+            .field(
+                "pressured_join_misses",
+                &self.pressured_join_misses.load(Relaxed),
             )
             .finish()
     }
@@ -204,6 +255,39 @@ mod tests {
         assert_eq!(next_budget(15, min, max, PhaseEnd::Hit { needed: 30 }), max);
         // A budget too small for a quarter still loses one.
         assert_eq!(next_budget(3, 1, max, PhaseEnd::Miss), 2);
+    }
+
+    #[test]
+    fn a_streak_of_misses_lowers_a_pressured_budget_below_the_floor_and_a_hit_restores_it() {
+        let budgets = Budgets::new(&IdlePolicy::new());
+        let kind = WaitKind::Idle;
+        let learn = |end| budgets.learn(&IdlePolicy::new(), kind, true, end, true);
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        // Misses mixed with hits keep the floor.
+        for _ in 0..10 {
+            learn(PhaseEnd::Miss);
+            learn(PhaseEnd::Miss);
+            learn(PhaseEnd::Hit { needed: 2 });
+            assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        }
+        // A streak lowers it, a quarter (one at least) per miss, to one round.
+        let mut rounds = vec![];
+        for _ in 0..12 {
+            learn(PhaseEnd::Miss);
+            rounds.push(budgets.pressured_rounds(kind));
+        }
+        assert_eq!(rounds, [8, 8, 6, 5, 4, 3, 2, 1, 1, 1, 1, 1]);
+        // A miss behind CPU-bound threads ends the streak too.
+        budgets.learn(&IdlePolicy::new(), kind, true, PhaseEnd::Miss, false);
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        for _ in 0..3 {
+            learn(PhaseEnd::Miss);
+        }
+        assert_eq!(budgets.pressured_rounds(kind), 6);
+        // The first hit brings the floor back, and a join's budget is its own.
+        learn(PhaseEnd::Hit { needed: 1 });
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        assert_eq!(budgets.pressured_rounds(WaitKind::Join), PRESSURED_ROUNDS);
     }
 
     #[test]

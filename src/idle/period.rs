@@ -16,7 +16,7 @@
 //! [`PRESSURED_MIN_ROUNDS`](super::pressure::PRESSURED_MIN_ROUNDS) (8) to
 //! [`PRESSURED_ROUNDS`](super::pressure::PRESSURED_ROUNDS) (rayon's 32),
 //! which pressured phases teach as the others teach a timed policy's
-//! budget. While the pool detects, the
+//! budget (and below 8, to one round, during a streak of misses). While the pool detects, the
 //! yield rounds are timed and scored, and a search that is not pressured
 //! makes at least one round (the probe) so that there is a yield to score.
 
@@ -394,9 +394,16 @@ impl IdlePeriod {
                 needed: now.saturating_sub(self.phase_started_ns),
             }
         };
+        // How long the phase's rounds took on average, the sleepy round and
+        // the final check included (a pressured phase reads the clock at
+        // its start).
+        let searched = self.sleep_started_ns.saturating_sub(self.phase_started_ns);
+        let quick_rounds = woke
+            && self.searched_rounds > 0
+            && searched / u64::from(self.searched_rounds) < SHORT_SLEEP_NS;
         worker
             .budgets
-            .learn(policy, self.kind, self.pressured, outcome);
+            .learn(policy, self.kind, self.pressured, outcome, quick_rounds);
     }
 }
 

@@ -67,11 +67,26 @@ const PRESSURED_AT: u32 = 16;
 /// models' state space).
 pub(crate) const PRESSURED_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 
-/// The fewest yield rounds a pressured phase learns to search: a quarter
-/// of rayon's 32 (one under loom). Below it, the pool's workers are asleep
-/// when a region's jobs come, and each job waits for a futex wake that, on
-/// a CPU shared with three other workers, runs late (B8 at 8 threads).
+/// The fewest yield rounds a pressured phase learns to search, but during a
+/// streak of misses ([`PRESSURED_MISS_STREAK`]): a quarter of rayon's 32
+/// (one under loom). Below it, the pool's workers are asleep when a
+/// region's jobs come, and each job waits for a futex wake that, on a CPU
+/// shared with three other workers, runs late (B8 at 8 threads).
 pub(crate) const PRESSURED_MIN_ROUNDS: u32 = if cfg!(all(test, loom)) { 1 } else { 8 };
+
+/// After this many pressured phases in a row that missed (a long sleep
+/// followed each), a pressured budget may fall below
+/// [`PRESSURED_MIN_ROUNDS`], down to [`PRESSURED_FEWEST_ROUNDS`]. Gaps that
+/// only come long (B7's 200 µs and 2 ms gaps with 8 workers on 2 vCPUs)
+/// then cost one round, not eight; a worker whose misses are mixed with hits
+/// (short gaps between long ones, as in B8) keeps the floor, and its first
+/// hit restores it.
+pub(crate) const PRESSURED_MISS_STREAK: u32 = 3;
+
+/// The fewest rounds a pressured phase searches once its misses come in a
+/// streak: one, so that the phase still yields once and the pool's score
+/// still sees whether the machine is oversubscribed.
+pub(crate) const PRESSURED_FEWEST_ROUNDS: u32 = 1;
 
 /// A pool's oversubscription score (one per protocol, on its own cache
 /// line).
