@@ -39,7 +39,7 @@ pub struct Options {
     rounds: usize,
     /// The builds to compare with stock rayon (always run, twice):
     /// comma-separated names from jec, jec-nocap, notifier, notifier-nocap,
-    /// jec-rayon, pr1314-adaptive, pr1314-bounded, eigen, or `all`.
+    /// jec-rayon, notifier-rayon, pr1314-adaptive, pr1314-bounded, eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
     builds: Builds,
     /// Print the rows as JSON instead of the table.
@@ -115,12 +115,13 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
     }
 }
 
-const PATCHED: [Build; 8] = [
+const PATCHED: [Build; 9] = [
     patched("jec", Protocol::Jec, None),
     patched("jec-nocap", Protocol::Jec, Some("nocap")),
     patched("notifier", Protocol::Notifier, None),
     patched("notifier-nocap", Protocol::Notifier, Some("nocap")),
     patched("jec-rayon", Protocol::Jec, Some("rayon-policy")),
+    patched("notifier-rayon", Protocol::Notifier, Some("rayon-policy")),
     patched("pr1314-adaptive", Protocol::Jec, Some("pr1314-adaptive")),
     patched("pr1314-bounded", Protocol::Jec, Some("pr1314-bounded")),
     patched("eigen", Protocol::Eigen, Some("rayon-policy")),
@@ -409,81 +410,29 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let mut consistent = true;
     let chosen =
         |case: &Case| options.only.is_empty() || options.only.iter().any(|b| b == case.bench);
+    // A case that fails (a workload that crashed, a binary gone) ends the
+    // run, but the cases measured before it are still printed: a long run
+    // keeps what it measured.
+    let mut failure = None;
     for case in cases(iters).into_iter().filter(chosen) {
         // The fixed budgets run only where the oracle has a row.
         let case_runs: Vec<&Run> = runs
             .iter()
             .filter(|r| r.budget_us.is_none() || case.has_oracle())
             .collect();
-        // Started for this case's runs; stopped when dropped, at its end.
-        let _hogs = match case.hogs {
-            0 => None,
-            n => Some(
-                Hogs::start(n)
-                    .map_err(|e| format!("{}: cannot start CPU hogs: {e}", case.label))?,
-            ),
-        };
-        // values[metric][run] = one value per round.
-        let mut values: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-        for round in 0..options.rounds {
-            let mut checks = Vec::new();
-            for run in rotated(&case_runs, round) {
-                let report = workload(run.binary, &case.args, run.budget_us)?;
-                for &(metric, _) in case.metrics {
-                    let value = report[metric].as_f64().ok_or_else(|| {
-                        format!("workload {:?} printed no {metric}: {report}", case.args)
-                    })?;
-                    values
-                        .entry(metric)
-                        .or_default()
-                        .entry(run.name.as_str())
-                        .or_default()
-                        .push(value);
-                }
-                if let Some(check) = report["check"].as_u64() {
-                    checks.push((run.name.as_str(), check));
+        match measure(&case, &case_runs, options.rounds, sweep, &budgets) {
+            Ok(measured) => {
+                consistent &= measured.consistent;
+                rows.extend(measured.rows);
+                oracles.extend(measured.oracles);
+                if !options.json {
+                    eprintln!("done: {}", case.label);
                 }
             }
-            if checks.windows(2).any(|w| w[0].1 != w[1].1) {
-                eprintln!(
-                    "{}: the builds computed different results: {checks:?}",
-                    case.label
-                );
-                consistent = false;
+            Err(err) => {
+                failure = Some(format!("{}: {err}", case.label));
+                break;
             }
-        }
-        let case_rows: Vec<(&str, Row)> = case
-            .metrics
-            .iter()
-            .map(|&(metric, unit)| {
-                (
-                    metric,
-                    Row::new(case.bench, &case.label, unit, &values[metric]),
-                )
-            })
-            .collect();
-        let row_of = |metric: &str| case_rows.iter().find(|(m, _)| *m == metric).map(|(_, r)| r);
-        if let Some(waste) = row_of(WASTE) {
-            for metric in LATENCIES {
-                let Some(latency) = row_of(metric) else {
-                    continue;
-                };
-                for &protocol in sweep {
-                    if let Some(oracle) = oracle_of(latency, waste, protocol, &budgets) {
-                        oracles.push(OracleRow {
-                            bench: case.bench,
-                            case: case.label.clone(),
-                            metric: latency.metric,
-                            protocol,
-                            oracle,
-                        });
-                    }
-                }
-            }
-        }
-        rows.extend(case_rows.into_iter().map(|(_, row)| row));
-        if !options.json {
-            eprintln!("done: {}", case.label);
         }
     }
     let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
@@ -505,6 +454,8 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             "tick_useful_us": useful_us,
             "rows": rows,
             "oracle_rows": oracles,
+            // Set if a case failed: the rows are the cases before it.
+            "failed": failure,
         });
         println!(
             "{}",
@@ -516,7 +467,101 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             print!("{}", oracle_table(&oracles));
         }
     }
-    Ok(consistent)
+    match failure {
+        Some(err) => Err(format!(
+            "{err} (the {} rows printed are the cases measured before it)",
+            rows.len()
+        )),
+        None => Ok(consistent),
+    }
+}
+
+/// What one case measured.
+struct CaseResult {
+    rows: Vec<Row>,
+    oracles: Vec<OracleRow>,
+    /// Whether every build computed the same result in every round.
+    consistent: bool,
+}
+
+/// Run `case` on `runs` for `rounds` alternating rounds.
+fn measure(
+    case: &Case,
+    runs: &[&Run],
+    rounds: usize,
+    sweep: &[Swept],
+    budgets: &Budgets,
+) -> Result<CaseResult, Error> {
+    // Started for this case's runs; stopped when dropped, at its end.
+    let _hogs = match case.hogs {
+        0 => None,
+        n => Some(Hogs::start(n).map_err(|e| format!("cannot start CPU hogs: {e}"))?),
+    };
+    let mut consistent = true;
+    // values[metric][run] = one value per round.
+    let mut values: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for round in 0..rounds {
+        let mut checks = Vec::new();
+        for run in rotated(runs, round) {
+            let report = workload(run.binary, &case.args, run.budget_us)?;
+            for &(metric, _) in case.metrics {
+                let value = report[metric].as_f64().ok_or_else(|| {
+                    format!("workload {:?} printed no {metric}: {report}", case.args)
+                })?;
+                values
+                    .entry(metric)
+                    .or_default()
+                    .entry(run.name.as_str())
+                    .or_default()
+                    .push(value);
+            }
+            if let Some(check) = report["check"].as_u64() {
+                checks.push((run.name.as_str(), check));
+            }
+        }
+        if checks.windows(2).any(|w| w[0].1 != w[1].1) {
+            eprintln!(
+                "{}: the builds computed different results: {checks:?}",
+                case.label
+            );
+            consistent = false;
+        }
+    }
+    let case_rows: Vec<(&str, Row)> = case
+        .metrics
+        .iter()
+        .map(|&(metric, unit)| {
+            (
+                metric,
+                Row::new(case.bench, &case.label, unit, &values[metric]),
+            )
+        })
+        .collect();
+    let row_of = |metric: &str| case_rows.iter().find(|(m, _)| *m == metric).map(|(_, r)| r);
+    let mut oracles = Vec::new();
+    if let Some(waste) = row_of(WASTE) {
+        for metric in LATENCIES {
+            let Some(latency) = row_of(metric) else {
+                continue;
+            };
+            for &protocol in sweep {
+                if let Some(oracle) = oracle_of(latency, waste, protocol, budgets) {
+                    oracles.push(OracleRow {
+                        bench: case.bench,
+                        case: case.label.clone(),
+                        metric: latency.metric,
+                        protocol,
+                        oracle,
+                    });
+                }
+            }
+        }
+    }
+    Ok(CaseResult {
+        rows: case_rows.into_iter().map(|(_, row)| row).collect(),
+        oracles,
+        consistent,
+    })
 }
 
 /// One row's verdict for one swept protocol.
