@@ -9,6 +9,7 @@
 
 use std::hint::black_box;
 use std::io::{self, Read};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 
@@ -22,14 +23,15 @@ pub struct Hogs {
 }
 
 impl Hogs {
-    /// Start `count` hogs: this program again, with [`HOG_ARG`].
+    /// Start `count` hogs: this program again, with [`HOG_ARG`] (the
+    /// file this process runs, even if a rebuild has replaced it since).
     ///
     /// # Errors
     ///
     /// If this program cannot be found or run again; hogs already started
     /// are stopped.
     pub fn start(count: usize) -> io::Result<Hogs> {
-        let program = std::env::current_exe()?;
+        let program = this_program()?;
         let mut hogs = Hogs {
             children: Vec::with_capacity(count),
         };
@@ -60,6 +62,22 @@ impl Drop for Hogs {
             let _ = child.wait();
         }
     }
+}
+
+/// The path that runs this program again. On Linux, `/proc/self/exe`: it
+/// names the file this process was started from even after a rebuild
+/// replaced it at its path (a `cargo build` while a benchmark runs), where
+/// the path would start the new build or, between two steps of the
+/// rebuild, nothing.
+fn this_program() -> io::Result<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        let link = PathBuf::from("/proc/self/exe");
+        if link.exists() {
+            return Ok(link);
+        }
+    }
+    std::env::current_exe()
 }
 
 /// If this process was started as a hog, spin until standard input
