@@ -6,12 +6,13 @@
 //! threads runnable elsewhere) the yield comes back at once; with more
 //! runnable threads than CPUs, it hands the CPU to one of them and comes
 //! back a time slice or a peer's search later. A round that took much
-//! longer than the worker's fastest is *handed off*. The pool keeps one
-//! score of how many recent rounds were:
+//! longer than the worker's fastest is *handed off*; one that took a
+//! scheduler's time slice waited behind a thread that does not give the CPU
+//! back. The pool keeps one score of how many recent rounds were:
 //!
 //! | bits  | field   | meaning                                                  |
 //! |-------|---------|----------------------------------------------------------|
-//! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other; pressured at 16 and above |
+//! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other, 64 after a round of a time slice; pressured at 16 and above |
 //!
 //! While the score says pressured, an idle phase passes its time the way
 //! rayon's fixed policy does (yields, no sleep after an empty wake, no cap):
@@ -46,6 +47,18 @@ const HANDED_OFF_FLOOR_NS: u64 = 5_000;
 /// handed off: a large pool's scan of every queue can take longer than the
 /// floor on its own, and is about as long every time.
 const SLOWER_THAN_FASTEST: u64 = 4;
+
+/// A round that took longer than this waited behind a thread that ran for
+/// a scheduler's time slice: a CPU-bound thread, which a yield hands the CPU
+/// to and which keeps it until the scheduler takes it back (0.75–3 ms of a
+/// slice, rounded up to the next 1–4 ms tick). The pool's own searchers
+/// give it back within microseconds. Such a round makes the pool pressured
+/// at once, at the ceiling: behind CPU-bound threads a sleeper woken by a
+/// post can wait a slice before it runs, while a worker that stays runnable
+/// runs as soon as it is picked again, and yields that find the CPU-bound
+/// thread not eligible (Linux's EEVDF scheduler) come back at once and
+/// would score the load away.
+const SLICE_ROUND_NS: u64 = 1_000_000;
 
 /// What one handed-off round adds to the score.
 const HANDED_OFF_GAIN: u32 = 4;
@@ -131,11 +144,14 @@ impl Pressure {
     }
 
     /// A yield round of `ns` came back, on a worker whose fastest round so
-    /// far is `fastest`: score it.
+    /// far is `fastest`: score it (a round of a time slice sets the
+    /// ceiling).
     pub(crate) fn observe(&self, fastest: &FastestRound, ns: u64) {
         let handed_off = fastest.handed_off(ns);
         let score = self.score.load(Relaxed);
-        let next = if handed_off {
+        let next = if ns > SLICE_ROUND_NS {
+            MAX_SCORE
+        } else if handed_off {
             (score + HANDED_OFF_GAIN).min(MAX_SCORE)
         } else {
             score.saturating_sub(FAST_ROUND_LOSS)
@@ -251,6 +267,25 @@ mod tests {
         pressure.observe(&fastest, US);
         assert_eq!(pressure.score(), 15);
         assert!(!pressure.is_pressured());
+    }
+
+    #[test]
+    fn a_round_of_a_time_slice_pressures_the_pool_at_once() {
+        let fastest = FastestRound::default();
+        fastest.handed_off(US);
+        let pressure = detecting_from(0);
+        pressure.observe(&fastest, 1_000 * US); // not more than a slice
+        assert_eq!(pressure.score(), 4);
+        pressure.observe(&fastest, 1_000 * US + 1);
+        assert_eq!(pressure.score(), MAX_SCORE);
+        assert!(pressure.is_pressured());
+        // Only fast rounds bring it back: 49 of them, as from any ceiling.
+        for _ in 0..48 {
+            pressure.observe(&fastest, US);
+        }
+        assert!(pressure.is_pressured(), "{pressure:?}");
+        pressure.observe(&fastest, US);
+        assert!(!pressure.is_pressured(), "{pressure:?}");
     }
 
     #[test]
