@@ -20,6 +20,13 @@ use crate::sync::unmodeled::{AtomicU32, Relaxed};
 /// takes 25–35 µs to run the sleeper ([docs/benchmarks.md](crate::docs::benchmarks), "The machine").
 pub(crate) const SHORT_SLEEP_NS: u64 = 50_000;
 
+/// A phase whose rounds took less than this each on average got its CPU
+/// back quickly: the threads it yielded to gave it back at once (the pool's
+/// own searchers), not CPU-bound ones, whose slices last milliseconds. The
+/// same 50 µs as [`SHORT_SLEEP_NS`], since a round that quick is as cheap
+/// to repeat as a sleep that short would have been.
+pub(crate) const QUICK_ROUND_NS: u64 = 50_000;
+
 /// How one search phase ended, as the end of its idle period tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PhaseEnd {
@@ -115,7 +122,7 @@ impl Budgets {
     /// no-op for fixed rounds).
     ///
     /// `quick_rounds` says whether the phase's yield rounds came back in
-    /// under [`SHORT_SLEEP_NS`] each on average: the CPU went to threads
+    /// under [`QUICK_ROUND_NS`] each on average: the CPU went to threads
     /// that gave it back at once (the pool's own searchers), not to
     /// CPU-bound ones. Only such misses make a streak.
     pub(crate) fn learn(

@@ -20,7 +20,7 @@
 //! yield rounds are timed and scored, and a search that is not pressured
 //! makes at least one round (the probe) so that there is a yield to score.
 
-use super::budget::{Budgets, PhaseEnd, SHORT_SLEEP_NS};
+use super::budget::{Budgets, PhaseEnd, QUICK_ROUND_NS, SHORT_SLEEP_NS};
 use super::counters::{IdleCounters, SearchEnd};
 use super::policy::{IdlePolicy, Pause, SearchLength};
 use super::pool::PoolIdle;
@@ -400,7 +400,7 @@ impl IdlePeriod {
         let searched = self.sleep_started_ns.saturating_sub(self.phase_started_ns);
         let quick_rounds = woke
             && self.searched_rounds > 0
-            && searched / u64::from(self.searched_rounds) < SHORT_SLEEP_NS;
+            && searched / u64::from(self.searched_rounds) < QUICK_ROUND_NS;
         worker
             .budgets
             .learn(policy, self.kind, self.pressured, outcome, quick_rounds);
