@@ -111,9 +111,14 @@ fn a_search_of_no_rounds_counts_no_time<S: SleepProtocol>() {
     let sleep = S::try_with_policy(1, IdlePolicy::tokio()).unwrap();
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
-    let deadline = Instant::now() + Duration::from_millis(1);
-    while sleep.no_work_found_until(&mut idle, &latch, || false, deadline) == WaitOutcome::Notified
-    {
+    // A round that starts past its deadline (this thread preempted for
+    // over 1 ms) times out without a sleep attempt: try again until one
+    // was made.
+    while sleep.worker_stats(0).waits == 0 {
+        let deadline = Instant::now() + Duration::from_millis(1);
+        while sleep.no_work_found_until(&mut idle, &latch, || false, deadline)
+            == WaitOutcome::Notified
+        {}
     }
     sleep.work_found(idle);
     let stats = sleep.stats();

@@ -27,12 +27,14 @@ fn released_by(awake: usize, post: impl FnOnce(&NotifierSleep)) -> usize {
     assert_eq!(sleep.awake_idle(), awake);
     post(&sleep);
     // Each attempt gets its own deadline: a round that starts after it
-    // withdraws without looking for a notification.
+    // withdraws without looking for a notification. A worker the post
+    // passed over sleeps until it; 100 ms is far beyond how long a loaded
+    // machine preempts this thread between setting it and the round.
     let released = announced
         .iter_mut()
         .zip(&latches)
         .map(|(idle, latch)| {
-            let soon = Instant::now() + Duration::from_millis(5);
+            let soon = Instant::now() + Duration::from_millis(100);
             sleep.no_work_found_until(idle, latch, || false, soon)
         })
         .filter(|outcome| *outcome == WaitOutcome::Notified)
