@@ -685,7 +685,7 @@ serde_json = "1"
         )?;
         let manifest = dir.join("Cargo.toml");
         cmd::checked(
-            cmd::cargo()
+            cmd::bench_cargo()
                 .env("CARGO_TARGET_DIR", &target)
                 .args(["build", "--release", "--quiet", "--manifest-path"])
                 .arg(&manifest),

@@ -82,6 +82,29 @@ pub fn cargo() -> Command {
     command
 }
 
+/// The code-generation flags of every benchmark binary: each function
+/// starts on a 64-byte boundary.
+///
+/// Without them, where the linker puts a hot function relative to a cache
+/// line depends on the build directory (its path feeds the symbol hashes),
+/// and that alone moved B5's tree sum, whose recursion is a few cache lines
+/// of code, by up to a third: stock rayon built from two directories ran
+/// 1.20-1.25x apart, and so did one NotifierSleep source (docs/benchmarks.md,
+/// "Code placement"). With every function aligned, the same source built
+/// from two directories ran within 1%.
+pub const BENCH_RUSTFLAGS: &str = "-C llvm-args=-align-all-functions=6";
+
+/// `cargo`, set up to build a benchmark binary with [`BENCH_RUSTFLAGS`] and
+/// nothing else: a caller's flags (a loom cfg, say) would change what is
+/// measured, and only for some builds.
+pub fn bench_cargo() -> Command {
+    let mut command = cargo();
+    command
+        .env("RUSTFLAGS", BENCH_RUSTFLAGS)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    command
+}
+
 /// Copy the directory tree `from` to `to` (created; must not exist).
 pub fn copy_tree(from: &Path, to: &Path) -> Result<(), Error> {
     copy_tree_io(from, to)

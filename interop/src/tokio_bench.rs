@@ -191,7 +191,7 @@ tokio = {{ path = {tree} }}
     )?;
     let target = scratch.join("bench-target");
     cmd::checked(
-        cmd::cargo()
+        cmd::bench_cargo()
             .env("CARGO_TARGET_DIR", &target)
             .args(["build", "--release", "--quiet", "--manifest-path"])
             .arg(dir.join("Cargo.toml")),
