@@ -14,7 +14,12 @@
 //! |-------|---------|----------------------------------------------------------|
 //! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other, 64 after a round of a time slice; pressured at 16 and above |
 //!
-//! While the score says pressured, an idle phase passes its time the way
+//! A pool with more workers than CPUs is pressured whatever its score: its
+//! sleeping workers make the searchers' yields come back at once, and a
+//! score alone would settle where they all sleep and every job waits for a
+//! wake.
+//!
+//! While the pool is pressured, an idle phase passes its time the way
 //! rayon's fixed policy does (yields, no sleep after an empty wake, no cap):
 //! a yield then hands the CPU to a runnable peer, while a sleep costs a
 //! futex wake. No wake depends on the score (see `period.rs`), so it is a
@@ -105,24 +110,27 @@ pub(crate) const PRESSURED_FEWEST_ROUNDS: u32 = 1;
 /// line).
 pub(crate) struct Pressure {
     mode: PressureMode,
+    /// The pool has more workers than the CPUs it may use (in `Detect`
+    /// mode): pressured whatever the score, since its own sleeping workers
+    /// are what makes the searchers' yields come back at once.
+    oversized: bool,
     score: CachePadded<AtomicU32>,
 }
 
 impl Pressure {
-    /// The score of a pool of `workers`. In [`PressureMode::Detect`] it
-    /// starts pressured when the pool has more workers than the CPUs this
-    /// process may use (`available_parallelism` reads the affinity mask and
-    /// the cgroup's CPU quota), and unpressured otherwise or when that is
-    /// unknown. Under loom it starts unpressured: a model must not depend
-    /// on the machine that runs it.
+    /// The score of a pool of `workers`. In [`PressureMode::Detect`] the
+    /// pool is pressured for good when it has more workers than the CPUs
+    /// this process may use (`available_parallelism` reads the affinity
+    /// mask and the cgroup's CPU quota); otherwise, or when that is
+    /// unknown, it starts unpressured and follows its score. Under loom it
+    /// starts unpressured: a model must not depend on the machine that runs
+    /// it.
     pub(crate) fn new(mode: PressureMode, workers: usize) -> Self {
-        let start = if mode == PressureMode::Detect && more_workers_than_cpus(workers) {
-            MAX_SCORE
-        } else {
-            0
-        };
+        let oversized = mode == PressureMode::Detect && more_workers_than_cpus(workers);
+        let start = if oversized { MAX_SCORE } else { 0 };
         Pressure {
             mode,
+            oversized,
             score: CachePadded::new(AtomicU32::new(start)),
         }
     }
@@ -133,7 +141,7 @@ impl Pressure {
         match self.mode {
             PressureMode::Off => false,
             PressureMode::Always => true,
-            PressureMode::Detect => self.score.load(Relaxed) >= PRESSURED_AT,
+            PressureMode::Detect => self.oversized || self.score.load(Relaxed) >= PRESSURED_AT,
         }
     }
 
@@ -175,6 +183,7 @@ impl std::fmt::Debug for Pressure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pressure")
             .field("mode", &self.mode)
+            .field("oversized", &self.oversized)
             .field("score", &self.score())
             .field("pressured", &self.is_pressured())
             .finish()
@@ -330,5 +339,18 @@ mod tests {
         assert!(Pressure::new(PressureMode::Detect, 65_535).is_pressured());
         assert!(!Pressure::new(PressureMode::Off, 1).detects());
         assert!(!Pressure::new(PressureMode::Always, 1).detects());
+    }
+
+    #[test]
+    fn a_pool_with_more_workers_than_cpus_stays_pressured() {
+        let fastest = FastestRound::default();
+        let oversized = Pressure::new(PressureMode::Detect, 65_535);
+        // Its own sleepers make every yield come back at once: the score
+        // falls to zero, and the pool is still pressured.
+        for _ in 0..1_000 {
+            oversized.observe(&fastest, US);
+        }
+        assert_eq!(oversized.score(), 0);
+        assert!(oversized.is_pressured(), "{oversized:?}");
     }
 }
