@@ -148,11 +148,14 @@ fn turn_taking_across_epoch_wrap() {
                         if t >= TURNS {
                             return;
                         }
+                        // Taking a turn goes on to a wait, not back to
+                        // the turn word: a player that only looked again
+                        // could find every turn of its taken already by a
+                        // peer spinning on the other CPU, and never push.
                         if t % 2 == me {
                             turn.store(t + 1, Ordering::Release);
                             hb.beat();
                             n.notify_one();
-                            continue;
                         }
                         let wait = n.prepare_wait(wid);
                         if mine(turn.load(Ordering::Acquire)) {
