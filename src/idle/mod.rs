@@ -8,7 +8,7 @@
 //! | `budget.rs`   | one worker's learned search budgets, and the rule that learns   |
 //! | `period.rs`   | one idle period, phase by phase: search, sleepy, sleep          |
 //! | `searchers.rs`| the searcher cap's slots, and whether the cap lets a phase search |
-//! | `pressure.rs` | whether the machine is oversubscribed, scored from yield rounds  |
+//! | `pressure.rs` | whether the machine is oversubscribed: the pool's size, or a score of yield rounds |
 //! | `pool.rs`     | what a pool shares (slots, score), and whether a phase may search |
 //! | `counters.rs` | what a worker's idle periods cost, for `SleepStats`             |
 //!

@@ -7,7 +7,8 @@
 //! pause), then gets sleepy, then tries to sleep; a wake starts a new
 //! phase. The protocols decide what "sleepy" and "sleep" mean; this type
 //! only decides when each comes, from the [`IdlePolicy`], the searcher
-//! cap and the pool's oversubscription score, and learns.
+//! cap and whether the pool is oversubscribed (its size or its score),
+//! and learns.
 //!
 //! A phase that starts while the pool is pressured
 //! ([`Pressure`](super::pressure::Pressure)) runs as rayon's fixed policy

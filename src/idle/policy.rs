@@ -55,10 +55,12 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// they slept; a join's starts at a quarter of the upper bound (50 µs),
 /// since the stolen half it waits for usually ends soon.
 ///
-/// The default also caps the searchers at half the pool (see below): with
-/// more workers than cores, searchers only take the CPU from each other and
-/// from the workers with work. A worker waiting on a job's latch is never
-/// counted.
+/// The default also caps the searchers at half the pool (see below): where
+/// every searcher has a core, more of them only burn cores that the found
+/// work does not need. A worker waiting on a job's latch is never counted.
+/// None of this applies while the pool is pressured (see
+/// "Oversubscription"), and so never to a pool with more workers than
+/// CPUs.
 ///
 /// The budget only decides how many rounds pass before a worker gets
 /// sleepy. No wake depends on it: the sleep protocols are model-checked
@@ -81,9 +83,11 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// counted in rounds, so that long gaps stop costing 32; when yields
 /// come back at once again, it returns to its own rules within about 49
 /// rounds. A pool with more workers than
-/// [`available_parallelism`](std::thread::available_parallelism) starts
-/// out pressured. While it is not pressured, each search of the default
-/// makes at least one round, so that there is a yield to measure.
+/// [`available_parallelism`](std::thread::available_parallelism) is
+/// pressured for as long as it lives, whatever it measures: its own
+/// sleepers would make its yields come back at once. While a pool is not
+/// pressured, each search of the default makes at least one round, so that
+/// there is a yield to measure.
 /// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription)
 /// turns this on or off; like the budget, no wake depends on it.
 ///
@@ -176,7 +180,8 @@ impl IdlePolicy {
     /// The default policy: a search budget in time, learned per worker
     /// between 0 and 200 µs, and at most half the pool searching (see "The
     /// default" above), except while the pool measures that the machine is
-    /// oversubscribed (see "Oversubscription" above).
+    /// oversubscribed, or has more workers than CPUs (see
+    /// "Oversubscription" above).
     ///
     /// # Examples
     ///
@@ -405,7 +410,8 @@ impl IdlePolicy {
     }
 
     /// With `true`: idle the way rayon's fixed policy does while the pool
-    /// measures that the machine is oversubscribed, and by this policy's
+    /// measures that the machine is oversubscribed (always, in a pool with
+    /// more workers than CPUs), and by this policy's
     /// own rules otherwise (see "Oversubscription" above). With `false`:
     /// this policy's rules whatever the load. [`IdlePolicy::new`] starts
     /// with it on; [`IdlePolicy::rayon`] and [`IdlePolicy::tokio`] with it

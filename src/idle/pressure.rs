@@ -1,5 +1,5 @@
-//! [`Pressure`]: whether the machine is oversubscribed, as a pool measures
-//! it from its own search rounds
+//! [`Pressure`]: whether the machine is oversubscribed, as a pool knows it
+//! from its size or measures it from its own search rounds
 //! ([docs/idle-policy.md](crate::docs::idle_policy), "Oversubscription").
 //!
 //! A search round yields the CPU. With a free core (or none of its own
@@ -14,10 +14,10 @@
 //! |-------|---------|----------------------------------------------------------|
 //! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other, 64 after a round of a time slice; pressured at 16 and above |
 //!
-//! A pool with more workers than CPUs is pressured whatever its score: its
-//! sleeping workers make the searchers' yields come back at once, and a
-//! score alone would settle where they all sleep and every job waits for a
-//! wake.
+//! A pool with more workers than CPUs is pressured whatever its score, and
+//! does not score its rounds: its sleeping workers make the searchers'
+//! yields come back at once, and a score alone would settle where they all
+//! sleep and every job waits for a wake.
 //!
 //! While the pool is pressured, an idle phase passes its time the way
 //! rayon's fixed policy does (yields, no sleep after an empty wake, no cap):
@@ -34,7 +34,8 @@ use crate::sync::unmodeled::{AtomicU32, AtomicU64, Relaxed};
 pub(crate) enum PressureMode {
     /// Never: the policy's own search and cap, whatever the load.
     Off,
-    /// From the pool's measurements: the score below.
+    /// From the pool's size (more workers than CPUs: always), else from
+    /// its measurements: the score below.
     Detect,
     /// Always pressured, whatever is measured: the loom models' other
     /// extreme (`IdlePolicy::always_oversubscribed`, test builds only).
@@ -126,12 +127,17 @@ impl Pressure {
     /// starts unpressured: a model must not depend on the machine that runs
     /// it.
     pub(crate) fn new(mode: PressureMode, workers: usize) -> Self {
-        let oversized = mode == PressureMode::Detect && more_workers_than_cpus(workers);
-        let start = if oversized { MAX_SCORE } else { 0 };
+        Self::with_cpus(mode, workers, available_cpus())
+    }
+
+    /// [`Pressure::new`] on a machine that lets the process run `cpus`
+    /// threads at once (`None`: unknown).
+    fn with_cpus(mode: PressureMode, workers: usize, cpus: Option<usize>) -> Self {
+        let oversized = mode == PressureMode::Detect && cpus.is_some_and(|cpus| workers > cpus);
         Pressure {
             mode,
             oversized,
-            score: CachePadded::new(AtomicU32::new(start)),
+            score: CachePadded::new(AtomicU32::new(0)),
         }
     }
 
@@ -145,10 +151,12 @@ impl Pressure {
         }
     }
 
-    /// Whether the pool measures its rounds.
+    /// Whether the pool measures its rounds: in `Detect` mode, unless it is
+    /// oversized (pressured whatever a score would say, so the clock read
+    /// per round and the writes to the shared score would buy nothing).
     #[inline]
     pub(crate) fn detects(&self) -> bool {
-        self.mode == PressureMode::Detect
+        self.mode == PressureMode::Detect && !self.oversized
     }
 
     /// A yield round of `ns` came back, on a worker whose fastest round so
@@ -190,12 +198,16 @@ impl std::fmt::Debug for Pressure {
     }
 }
 
-/// Whether `workers` threads are more than this process may run at once.
-fn more_workers_than_cpus(workers: usize) -> bool {
-    if cfg!(all(test, loom)) {
-        return false;
+/// How many threads this process may run at once, if known. Under the loom
+/// backend (the crate's models and a downstream crate's, `eventcount_loom`)
+/// it is unknown: a model must not depend on the machine that runs it.
+fn available_cpus() -> Option<usize> {
+    if cfg!(any(all(test, loom), eventcount_loom)) {
+        return None;
     }
-    std::thread::available_parallelism().is_ok_and(|cpus| workers > cpus.get())
+    std::thread::available_parallelism()
+        .ok()
+        .map(|cpus| cpus.get())
 }
 
 /// One worker's fastest yield round so far, in nanoseconds (`u64::MAX`
@@ -241,7 +253,7 @@ mod tests {
     const US: u64 = 1_000;
 
     fn detecting_from(score: u32) -> Pressure {
-        let pressure = Pressure::new(PressureMode::Detect, 1);
+        let pressure = Pressure::with_cpus(PressureMode::Detect, 2, Some(2));
         pressure.score.store(score, Relaxed);
         pressure
     }
@@ -332,21 +344,27 @@ mod tests {
 
     #[test]
     fn the_modes() {
-        assert!(!Pressure::new(PressureMode::Off, 10_000).is_pressured());
-        assert!(Pressure::new(PressureMode::Always, 1).is_pressured());
-        assert!(!Pressure::new(PressureMode::Detect, 1).is_pressured());
-        // More workers than any machine this runs on has CPUs.
-        assert!(Pressure::new(PressureMode::Detect, 65_535).is_pressured());
-        assert!(!Pressure::new(PressureMode::Off, 1).detects());
-        assert!(!Pressure::new(PressureMode::Always, 1).detects());
+        let with = Pressure::with_cpus;
+        assert!(!with(PressureMode::Off, 8, Some(2)).is_pressured());
+        assert!(with(PressureMode::Always, 1, Some(2)).is_pressured());
+        assert!(!with(PressureMode::Detect, 2, Some(2)).is_pressured());
+        assert!(with(PressureMode::Detect, 3, Some(2)).is_pressured());
+        // A CPU count that cannot be read oversizes nothing.
+        assert!(!with(PressureMode::Detect, 8, None).is_pressured());
+        assert!(!with(PressureMode::Off, 1, Some(2)).detects());
+        assert!(!with(PressureMode::Always, 1, Some(2)).detects());
+        assert!(with(PressureMode::Detect, 2, Some(2)).detects());
+        // Always pressured: it has nothing to measure.
+        assert!(!with(PressureMode::Detect, 3, Some(2)).detects());
     }
 
     #[test]
     fn a_pool_with_more_workers_than_cpus_stays_pressured() {
         let fastest = FastestRound::default();
-        let oversized = Pressure::new(PressureMode::Detect, 65_535);
-        // Its own sleepers make every yield come back at once: the score
-        // falls to zero, and the pool is still pressured.
+        let oversized = Pressure::with_cpus(PressureMode::Detect, 8, Some(2));
+        // Were its rounds scored, its own sleepers would make every yield
+        // come back at once and the score would stay at zero: the pool is
+        // pressured all the same.
         for _ in 0..1_000 {
             oversized.observe(&fastest, US);
         }
