@@ -14,8 +14,8 @@
 //! |-------|---------|----------------------------------------------------------|
 //! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other, 64 after a round of a time slice; pressured at 16 and above |
 //!
-//! A pool with more workers than CPUs is pressured whatever its score, and
-//! does not score its rounds: its sleeping workers make the searchers'
+//! A pool with more workers than CPUs is pressured whatever its score: its
+//! sleeping workers make the searchers'
 //! yields come back at once, and a score alone would settle where they all
 //! sleep and every job waits for a wake.
 //!
@@ -151,12 +151,12 @@ impl Pressure {
         }
     }
 
-    /// Whether the pool measures its rounds: in `Detect` mode, unless it is
-    /// oversized (pressured whatever a score would say, so the clock read
-    /// per round and the writes to the shared score would buy nothing).
+    /// Whether the pool measures its rounds (in `Detect` mode). An
+    /// oversized pool still does, though nothing reads its score: that is
+    /// the policy the sweeps of docs/benchmarks.md measured.
     #[inline]
     pub(crate) fn detects(&self) -> bool {
-        self.mode == PressureMode::Detect && !self.oversized
+        self.mode == PressureMode::Detect
     }
 
     /// A yield round of `ns` came back, on a worker whose fastest round so
@@ -354,8 +354,6 @@ mod tests {
         assert!(!with(PressureMode::Off, 1, Some(2)).detects());
         assert!(!with(PressureMode::Always, 1, Some(2)).detects());
         assert!(with(PressureMode::Detect, 2, Some(2)).detects());
-        // Always pressured: it has nothing to measure.
-        assert!(!with(PressureMode::Detect, 3, Some(2)).detects());
     }
 
     #[test]
