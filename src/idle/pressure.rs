@@ -15,9 +15,9 @@
 //! | 0..32 | `score` | 0..=64: +4 per handed-off round, −1 per other, 64 after a round of a time slice; pressured at 16 and above |
 //!
 //! A pool with more workers than CPUs is pressured whatever its score: its
-//! sleeping workers make the searchers'
-//! yields come back at once, and a score alone would settle where they all
-//! sleep and every job waits for a wake.
+//! sleeping workers make the searchers' yields come back at once, and a
+//! score alone would settle where they all sleep and every job waits for a
+//! wake.
 //!
 //! While the pool is pressured, an idle phase passes its time the way
 //! rayon's fixed policy does (yields, no sleep after an empty wake, no cap):
