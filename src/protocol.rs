@@ -306,7 +306,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// which the worker holds until its announcement or the end of its
     /// search. `latch` is the one the worker's rounds wait on: a joining
     /// worker is never capped, and neither is a pool whose policy finds it
-    /// oversubscribed ([`IdlePolicy::adapt_to_oversubscription`]).
+    /// oversubscribed ([`IdlePolicy::adapt_to_oversubscription`],
+    /// [`IdlePolicy::assume_oversubscribed`]).
     ///
     /// The default answers `true` (a protocol without a cap).
     ///

@@ -44,8 +44,10 @@ type Protocol = eventcount::JecSleep;
 
 // The policy: eventcount's default (a search budget in time that each
 // worker learns, and at most half the pool searching) unless a feature
-// picks another, in this order of precedence, lowest first: `nocap` is the
-// default without its searcher cap, `rayon-policy` is rayon's 32 yield
+// picks another, in this order of precedence, lowest first: `pressured` is
+// the default, assuming the machine oversubscribed (every idle phase
+// pressured), `nocap` is the default without its searcher cap,
+// `rayon-policy` is rayon's 32 yield
 // rounds, and `pr1314-adaptive` and `pr1314-bounded` are the two policies
 // of rayon PR #1314 (on rayon's rounds).
 const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
@@ -56,6 +58,8 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
     IdlePolicy::rayon()
 } else if cfg!(feature = "nocap") {
     IdlePolicy::new().max_searching_all()
+} else if cfg!(feature = "pressured") {
+    IdlePolicy::new().assume_oversubscribed()
 } else {
     IdlePolicy::new()
 };

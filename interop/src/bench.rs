@@ -38,8 +38,9 @@ pub struct Options {
     #[arg(long, default_value_t = 11)]
     rounds: usize,
     /// The builds to compare with stock rayon (always run, twice):
-    /// comma-separated names from jec, jec-nocap, notifier, notifier-nocap,
-    /// jec-rayon, notifier-rayon, pr1314-adaptive, pr1314-bounded, eigen, or `all`.
+    /// comma-separated names from jec, jec-nocap, jec-pressured, notifier,
+    /// notifier-nocap, notifier-pressured, jec-rayon, notifier-rayon,
+    /// pr1314-adaptive, pr1314-bounded, eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
     builds: Builds,
     /// Print the rows as JSON instead of the table.
@@ -115,11 +116,13 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
     }
 }
 
-const PATCHED: [Build; 9] = [
+const PATCHED: [Build; 11] = [
     patched("jec", Protocol::Jec, None),
     patched("jec-nocap", Protocol::Jec, Some("nocap")),
+    patched("jec-pressured", Protocol::Jec, Some("pressured")),
     patched("notifier", Protocol::Notifier, None),
     patched("notifier-nocap", Protocol::Notifier, Some("nocap")),
+    patched("notifier-pressured", Protocol::Notifier, Some("pressured")),
     patched("jec-rayon", Protocol::Jec, Some("rayon-policy")),
     patched("notifier-rayon", Protocol::Notifier, Some("rayon-policy")),
     patched("pr1314-adaptive", Protocol::Jec, Some("pr1314-adaptive")),

@@ -128,8 +128,13 @@ impl Which {
 
 /// The policy features of the patched rayon-core (see the shim), lowest
 /// precedence first. Without one, it runs eventcount's default policy.
-pub const POLICY_FEATURES: [&str; 4] =
-    ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
+pub const POLICY_FEATURES: [&str; 5] = [
+    "pressured",
+    "nocap",
+    "rayon-policy",
+    "pr1314-adaptive",
+    "pr1314-bounded",
+];
 
 /// The policy a build runs, from what `cargo tree -e features -i
 /// rayon-core` printed for it: the feature of highest precedence, or None
@@ -193,6 +198,10 @@ pub enum Policy {
     /// half the pool searching.
     #[value(name = "default")]
     Default,
+    /// The default, assuming the machine oversubscribed: every idle phase
+    /// pressured.
+    #[value(name = "pressured")]
+    Pressured,
     /// The default without its searcher cap.
     #[value(name = "nocap")]
     Nocap,
@@ -209,8 +218,9 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 5] = [
+    pub const ALL: [Policy; 6] = [
         Policy::Default,
+        Policy::Pressured,
         Policy::Nocap,
         Policy::Rayon,
         Policy::Pr1314Adaptive,
@@ -221,6 +231,7 @@ impl Policy {
     pub fn name(self) -> &'static str {
         match self {
             Policy::Default => "default",
+            Policy::Pressured => "pressured",
             Policy::Nocap => "nocap",
             Policy::Rayon => "rayon",
             Policy::Pr1314Adaptive => "pr1314-adaptive",
@@ -233,6 +244,7 @@ impl Policy {
     pub fn feature(self) -> Option<&'static str> {
         match self {
             Policy::Default => None,
+            Policy::Pressured => Some("pressured"),
             Policy::Nocap => Some("nocap"),
             Policy::Rayon => Some("rayon-policy"),
             Policy::Pr1314Adaptive => Some("pr1314-adaptive"),
@@ -244,6 +256,7 @@ impl Policy {
     pub fn expr(self) -> &'static str {
         match self {
             Policy::Default => "IdlePolicy::new()",
+            Policy::Pressured => "IdlePolicy::new().assume_oversubscribed()",
             Policy::Nocap => "IdlePolicy::new().max_searching_all()",
             Policy::Rayon => "IdlePolicy::rayon()",
             Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake(true)",
@@ -256,6 +269,7 @@ impl Policy {
         use eventcount::IdlePolicy;
         match self {
             Policy::Default => IdlePolicy::new(),
+            Policy::Pressured => IdlePolicy::new().assume_oversubscribed(),
             Policy::Nocap => IdlePolicy::new().max_searching_all(),
             Policy::Rayon => IdlePolicy::rayon(),
             Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(true),

@@ -14,7 +14,8 @@
 //! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
 //!   peer `eventcount-eigen`, optional) and the features that choose the
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
-//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`, `pr1314-bounded`), and
+//!   (`pressured`, `nocap`, `rayon-policy`, `pr1314-adaptive`,
+//!   `pr1314-bounded`), and
 //!   `fixed-budget`, which fixes the policy's search budget from the
 //!   environment (the oracle sweep of `scripts/rayon-bench --oracle`).
 //!
@@ -278,7 +279,7 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
             }
             let feature_lines =
                 "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
-                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
+                 pressured = []\nnocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
                  fixed-budget = []\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(

@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn a_pressured_phase_yields_rayons_rounds_outside_a_full_cap() {
-        let policy = IdlePolicy::new().max_searching(1).always_oversubscribed();
+        let policy = IdlePolicy::new().max_searching(1).assume_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
         let worker = WorkerIdle::new(&policy);
         worker.budgets.set(WaitKind::Idle, true, PRESSURED_ROUNDS);
@@ -475,7 +475,7 @@ mod tests {
 
     /// The default policy, every phase pressured, in a pool of four.
     fn always_pressured() -> (IdlePolicy, PoolIdle, WorkerIdle) {
-        let policy = IdlePolicy::new().always_oversubscribed();
+        let policy = IdlePolicy::new().assume_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
         let worker = WorkerIdle::new(&policy);
         (policy, pool, worker)

@@ -78,9 +78,10 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// than 5 µs and four times the worker's fastest was *handed off* to
 /// another thread. While enough recent rounds were (a score over the
 /// pool), each idle phase runs yield rounds, as rayon's does, with no
-/// sleep after an empty wake and no searcher cap: 32 at first, as rayon's,
-/// and then as many as such phases learn they need, by the default's rule
-/// counted in rounds, so that long gaps stop costing 32; when yields
+/// sleep after an empty wake and no searcher cap: 8 at first at the top
+/// level and rayon's 32 in a join, and then as many as such phases learn
+/// they need (up to 32), by the default's rule counted in rounds, so that
+/// long gaps stop costing 32; when yields
 /// come back at once again, it returns to its own rules within about 49
 /// rounds. A pool with more workers than
 /// [`available_parallelism`](std::thread::available_parallelism) is
@@ -89,7 +90,10 @@ const MAX_SEARCH_NS: u32 = 1_000_000_000;
 /// pressured, each search of the default makes at least one round, so that
 /// there is a yield to measure.
 /// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription)
-/// turns this on or off; like the budget, no wake depends on it.
+/// turns this on or off, and
+/// [`assume_oversubscribed`](IdlePolicy::assume_oversubscribed) makes every
+/// phase pressured, for a pool that knows it shares its CPUs; like the
+/// budget, no wake depends on it.
 ///
 /// # rayon's policy, and fixed rounds
 ///
@@ -455,15 +459,58 @@ impl IdlePolicy {
     /// ```
     #[must_use]
     pub const fn adapts_to_oversubscription(&self) -> bool {
-        !matches!(self.pressure, PressureMode::Off)
+        matches!(self.pressure, PressureMode::Detect)
     }
 
-    /// Every idle phase runs as a pressured one, whatever the pool
-    /// measures: the loom models' other extreme.
-    #[cfg(test)]
-    pub(crate) const fn always_oversubscribed(mut self) -> Self {
+    /// Idle the way this policy idles when the machine is oversubscribed,
+    /// always, whatever the pool measures: every idle phase searches yield
+    /// rounds (as many as the worker has learned, 8 to rayon's 32, and one
+    /// during a streak of long gaps), searches again after a wake that
+    /// found nothing, and ignores the searcher cap. For a pool that knows
+    /// it shares its CPUs: two pools in one process, a pool beside an
+    /// async runtime, a container whose CPU quota is below its thread
+    /// count. It replaces
+    /// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription),
+    /// and that builder replaces it.
+    ///
+    /// It is not the default because it costs more where the pool has the
+    /// CPUs to itself and goes idle for long: measured on this crate's
+    /// 2-vCPU benchmark machine, a 2-thread pool spent about twice the
+    /// default's CPU after a burst of work (0.51–0.55× stock rayon's
+    /// against 0.25–0.36×), while it wasted 15–25% less than the default
+    /// between regions a few tens of µs apart, and about as much as stock
+    /// rayon (docs/benchmarks.md, "Measured: a pool that assumes it is
+    /// oversubscribed").
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    ///
+    /// let shared = IdlePolicy::new().assume_oversubscribed();
+    /// assert!(shared.assumes_oversubscribed());
+    /// assert!(!shared.adapts_to_oversubscription());
+    /// let measured = shared.adapt_to_oversubscription(true);
+    /// assert!(!measured.assumes_oversubscribed());
+    /// ```
+    pub const fn assume_oversubscribed(mut self) -> Self {
         self.pressure = PressureMode::Always;
         self
+    }
+
+    /// Whether every idle phase idles as under oversubscription (see
+    /// [`assume_oversubscribed`](IdlePolicy::assume_oversubscribed)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::IdlePolicy;
+    /// assert!(!IdlePolicy::new().assumes_oversubscribed());
+    /// assert!(IdlePolicy::rayon().assume_oversubscribed().assumes_oversubscribed());
+    /// ```
+    #[must_use]
+    pub const fn assumes_oversubscribed(&self) -> bool {
+        matches!(self.pressure, PressureMode::Always)
     }
 
     /// Let at most `searchers` workers search from their top-level idle

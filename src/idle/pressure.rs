@@ -37,9 +37,9 @@ pub(crate) enum PressureMode {
     /// From the pool's size (more workers than CPUs: always), else from
     /// its measurements: the score below.
     Detect,
-    /// Always pressured, whatever is measured: the loom models' other
-    /// extreme (`IdlePolicy::always_oversubscribed`, test builds only).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// Always pressured, whatever is measured
+    /// (`IdlePolicy::assume_oversubscribed`): for a pool that knows it
+    /// shares its CPUs, and the loom models' other extreme.
     Always,
 }
 

@@ -45,7 +45,7 @@ const LARGEST: IdlePolicy = IdlePolicy::new()
 
 /// The default policy with every phase pressured: two yield rounds under
 /// loom, even after an empty wake, outside the cap, learning nothing.
-const OVERSUBSCRIBED: IdlePolicy = IdlePolicy::new().always_oversubscribed();
+const OVERSUBSCRIBED: IdlePolicy = IdlePolicy::new().assume_oversubscribed();
 
 /// One worker with `policy`.
 fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {

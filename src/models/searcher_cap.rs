@@ -58,7 +58,7 @@ fn capped<S: SleepProtocol>(workers: usize, cap: usize) -> S {
 /// As [`capped`], with every phase pressured: the cap is lifted.
 fn capped_oversubscribed<S: SleepProtocol>(workers: usize, cap: usize) -> S {
     let policy = IdlePolicy::rayon().yield_rounds(1).max_searching(cap);
-    with_policy(workers, policy.always_oversubscribed())
+    with_policy(workers, policy.assume_oversubscribed())
 }
 
 fn with_policy<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
