@@ -622,6 +622,19 @@ fn stress_default_policy() {
     );
 }
 
+/// Every idle phase pressured: yield rounds, a search after an empty wake,
+/// no cap. The default is pressured here only while the machine has fewer
+/// CPUs than the pool has workers; this runs it on any machine.
+#[test]
+fn stress_assumed_oversubscribed() {
+    stress(
+        "stress_assumed_oversubscribed",
+        IdlePolicy::new().assume_oversubscribed(),
+        None,
+        PER_INJECTOR,
+    );
+}
+
 #[test]
 fn stress_eager_policy() {
     stress(
@@ -698,6 +711,14 @@ fn all_asleep_when_idle(name: &'static str, policy: IdlePolicy) {
 #[test]
 fn counters_reach_all_asleep_when_idle_default_policy() {
     all_asleep_when_idle("all_asleep_default_policy", IdlePolicy::default());
+}
+
+#[test]
+fn counters_reach_all_asleep_when_idle_assumed_oversubscribed() {
+    all_asleep_when_idle(
+        "all_asleep_assumed_oversubscribed",
+        IdlePolicy::new().assume_oversubscribed(),
+    );
 }
 
 #[test]

@@ -25,11 +25,21 @@ const THREADS: usize = 8;
 /// Builds a protocol for a pool of n workers.
 type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;
 
-/// Both protocols, each with the default policy, a short one, and the
-/// searcher cap (one searcher at a time, the tightest cap).
+/// Both protocols, each with the default policy, a short one, the
+/// searcher cap (one searcher at a time, the tightest cap), and every phase
+/// pressured (whatever this machine's CPU count makes of the default).
 fn protocols() -> Vec<(&'static str, MakeProtocol)> {
     let capped = IdlePolicy::rayon().yield_rounds(2).max_searching(1);
+    let pressured = IdlePolicy::new().assume_oversubscribed();
     vec![
+        (
+            "jec-pressured",
+            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, pressured))),
+        ),
+        (
+            "notifier-pressured",
+            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, pressured))),
+        ),
         (
             "jec-cap",
             Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, capped))),
