@@ -477,7 +477,7 @@ impl IdlePolicy {
     /// CPUs to itself and goes idle for long: measured on this crate's
     /// 2-vCPU benchmark machine, a 2-thread pool spent 1.6–2.2× the
     /// default's CPU after a burst of work (0.43–0.55× stock rayon's
-    /// against 0.25–0.36×), while between short regions it wasted 10–22%
+    /// against 0.25–0.36×), while between short regions it wasted 10–26%
     /// less than the default, about as much as stock rayon
     /// (docs/benchmarks.md, "Measured: a pool that assumes it is
     /// oversubscribed").
