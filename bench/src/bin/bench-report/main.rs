@@ -22,8 +22,6 @@ mod text;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
-
 use crate::load::LoadReading;
 use crate::machine::Machine;
 use crate::options::Options;
@@ -37,7 +35,7 @@ fn main() -> ExitCode {
     // B9's CPU hogs are this program again.
     eventcount_workload::hog::run_if_hog();
     // A bad flag exits with status 2 and says what is wrong.
-    let opts = Options::parse();
+    let opts = Options::parse_checked();
     // Fail on an unwritable --json-file now, not after the benchmarks.
     if let Some(path) = &opts.json_file {
         if let Err(err) = std::fs::File::create(path) {

@@ -3,10 +3,10 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use eventcount::IdlePolicy;
 use eventcount_pool::PoolKind;
-use eventcount_workload::sweep::{Budgets, Protocols};
+use eventcount_workload::sweep::{Budgets, Protocol, Protocols};
 
 const BENCHMARKS: &str = "\
 BENCHMARKS:
@@ -85,11 +85,18 @@ pub struct Options {
     #[arg(long, value_name = "S,Y", value_parser = parse_idle)]
     idle: Option<IdlePolicy>,
 
-    /// Also run B5-B8 on every pool: each protocol without the searcher
-    /// cap, rayon's policy and rayon PR #1314's two on JecSleep, and the
+    /// Also run B5-B9 on every pool: each protocol without the searcher
+    /// cap and assumed oversubscribed, rayon's policy and rayon PR #1314's two on JecSleep, and the
     /// Eigen-style peer.
     #[arg(long)]
     pub every_pool: bool,
+
+    /// Run B5-B9 on these pools only, and rayon's (a comma-separated list
+    /// of jec, jec-nocap, jec-pressured, notifier, notifier-nocap,
+    /// notifier-pressured, jec-rayon, pr1314-adaptive, pr1314-bounded,
+    /// eigen) [default: jec,notifier].
+    #[arg(long, value_name = "LIST", value_parser = parse_pools, conflicts_with = "every_pool")]
+    pools: Option<PoolList>,
 
     /// Also run B7-B9 on each protocol listed with fixed search budgets
     /// (the oracle sweep, see below) [default list: jec,notifier].
@@ -102,6 +109,41 @@ pub struct Options {
 }
 
 impl Options {
+    /// The command line, checked: a bad one exits with status 2 and says
+    /// what is wrong.
+    pub fn parse_checked() -> Options {
+        let options = Options::parse();
+        if let Err(message) = options.check() {
+            Options::command()
+                .error(clap::error::ErrorKind::ArgumentConflict, message)
+                .exit();
+        }
+        options
+    }
+
+    /// What clap cannot check alone: the oracle measures each protocol's
+    /// distance from that protocol on the policy given, so `--pools` must
+    /// name it.
+    fn check(&self) -> Result<(), String> {
+        let (Some(pools), Some(protocols)) = (&self.pools, &self.oracle) else {
+            return Ok(());
+        };
+        for &protocol in protocols.list() {
+            let kind = match protocol {
+                Protocol::Jec => PoolKind::Jec,
+                Protocol::Notifier => PoolKind::Notifier,
+            };
+            if !pools.0.contains(&kind) {
+                return Err(format!(
+                    "--oracle {} measures the distance from the '{}' pool: add it to --pools",
+                    protocol.name(),
+                    kind.name(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The benchmarks to run, by number.
     pub fn only(&self) -> BTreeSet<u8> {
         self.only.clone().unwrap_or_else(|| (1..=9).collect())
@@ -113,16 +155,18 @@ impl Options {
     }
 
     /// The pools B5-B8 compare, rayon last.
-    pub fn pools(&self) -> &'static [PoolKind] {
+    pub fn pools(&self) -> &[PoolKind] {
         if self.every_pool {
             &PoolKind::EVERY
+        } else if let Some(list) = &self.pools {
+            &list.0
         } else {
             &PoolKind::ALL
         }
     }
 
     /// Ours among them: each gets a target against rayon.
-    pub fn ours(&self) -> impl Iterator<Item = PoolKind> {
+    pub fn ours(&self) -> impl Iterator<Item = PoolKind> + '_ {
         self.pools()
             .iter()
             .copied()
@@ -159,6 +203,37 @@ fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
     Ok(only)
 }
 
+/// The pools `--pools` names, each once, in the order given, and rayon's
+/// last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolList(Vec<PoolKind>);
+
+/// `jec,notifier-pressured` as those pools, then rayon's.
+fn parse_pools(text: &str) -> Result<PoolList, String> {
+    let mut pools = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let known = PoolKind::EVERY
+            .iter()
+            .copied()
+            .filter(|&k| k != PoolKind::Rayon);
+        let kind = known.clone().find(|k| k.name() == part).ok_or_else(|| {
+            let names: Vec<&str> = known.map(PoolKind::name).collect();
+            format!(
+                "unknown pool '{part}': expected one of {}",
+                names.join(", ")
+            )
+        })?;
+        if !pools.contains(&kind) {
+            pools.push(kind);
+        }
+    }
+    if pools.is_empty() {
+        return Err("expected at least one pool".to_string());
+    }
+    pools.push(PoolKind::Rayon);
+    Ok(PoolList(pools))
+}
+
 /// `0,32` as 0 spin rounds, then 32 yield rounds.
 fn parse_idle(text: &str) -> Result<IdlePolicy, String> {
     let (spin, yields) = text
@@ -186,6 +261,26 @@ mod tests {
         assert_eq!(options.rounds(), 5);
         assert_eq!(options.idle_policy(), IdlePolicy::default());
         assert!(!options.json && !options.markdown && !options.quick);
+    }
+
+    #[test]
+    fn pools_takes_a_list_of_names_and_adds_rayon_last() {
+        let options = parse(&["--pools", "notifier-pressured, jec,jec"]).unwrap();
+        assert_eq!(
+            options.pools(),
+            [PoolKind::NotifierPressured, PoolKind::Jec, PoolKind::Rayon]
+        );
+        let err = parse(&["--pools", "jec,rayon"]).unwrap_err().to_string();
+        assert!(err.contains("unknown pool 'rayon'"), "{err}");
+        assert!(err.contains("jec-pressured"), "{err}");
+        assert!(parse(&["--pools", ","]).is_err());
+        assert!(parse(&["--pools", "jec", "--every-pool"]).is_err());
+        let oracle = parse(&["--pools", "jec-pressured", "--oracle", "jec"]).unwrap();
+        let err = oracle.check().unwrap_err();
+        assert!(err.contains("'jec' pool"), "{err}");
+        let oracle = parse(&["--pools", "jec,jec-pressured", "--oracle", "jec"]).unwrap();
+        assert_eq!(oracle.check(), Ok(()));
+        assert_eq!(parse(&[]).unwrap().pools(), PoolKind::ALL);
     }
 
     #[test]

@@ -87,8 +87,10 @@ pub fn label(kind: PoolKind) -> &'static str {
     match kind {
         PoolKind::Jec => "pool+jec",
         PoolKind::JecNoCap => "pool+jec-nocap",
+        PoolKind::JecPressured => "pool+jec-pressured",
         PoolKind::Notifier => "pool+notifier",
         PoolKind::NotifierNoCap => "pool+notifier-nocap",
+        PoolKind::NotifierPressured => "pool+notifier-pressured",
         PoolKind::JecRayon => "pool+jec-rayon",
         PoolKind::Pr1314Adaptive => "pool+pr1314-adaptive",
         PoolKind::Pr1314Bounded => "pool+pr1314-bounded",
