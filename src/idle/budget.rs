@@ -8,9 +8,9 @@
 //! worker gets sleepy, and no wake depends on it.
 
 use super::policy::{IdlePolicy, SearchLength};
-use super::pressure::{
-    PRESSURED_FEWEST_ROUNDS, PRESSURED_MIN_ROUNDS, PRESSURED_MISS_STREAK, PRESSURED_ROUNDS,
-};
+use super::pressure::{PRESSURED_FEWEST_ROUNDS, PRESSURED_MISS_STREAK, PRESSURED_ROUNDS};
+#[cfg(all(test, not(loom)))]
+use super::pressure::{PRESSURED_FITTING_MIN_ROUNDS, PRESSURED_MIN_ROUNDS};
 use crate::latch::WaitKind;
 use crate::sync::unmodeled::{AtomicU32, Relaxed};
 
@@ -41,8 +41,9 @@ pub(crate) enum PhaseEnd {
 }
 
 /// One worker's budgets: in nanoseconds for a policy bounded in time, and
-/// in yield rounds ([`PRESSURED_MIN_ROUNDS`]`..=`[`PRESSURED_ROUNDS`]) for the phases that start
-/// pressured, whatever the policy. A pressured phase's budget is in
+/// in yield rounds (the pool's floor`..=`[`PRESSURED_ROUNDS`], the floor
+/// set by the pool's size, `Pressure::floor_rounds`) for the phases that
+/// start pressured, whatever the policy. A pressured phase's budget is in
 /// rounds because its rounds' length is the other runnable threads':
 /// behind CPU-bound threads each yield waits out a time slice, and a budget
 /// in time would end the phase after one.
@@ -55,6 +56,9 @@ pub(crate) struct Budgets {
     /// [`PRESSURED_MISS_STREAK`].
     pressured_idle_misses: AtomicU32,
     pressured_join_misses: AtomicU32,
+    /// The fewest rounds a pressured budget learns, but during a streak of
+    /// misses: the pool's, fixed when it is built.
+    floor_rounds: u32,
 }
 
 impl Budgets {
@@ -62,8 +66,9 @@ impl Budgets {
     /// lower bound (an idle pool sleeps at once until it has seen a reason
     /// not to), a join's at a quarter of the upper bound (the stolen half it
     /// waits for usually ends soon). Pressured, the same in rounds: the
-    /// top-level search at the floor, a join's at rayon's 32.
-    pub(crate) fn new(policy: &IdlePolicy) -> Self {
+    /// top-level search at the floor, `floor_rounds`, a join's at rayon's
+    /// 32.
+    pub(crate) fn new(policy: &IdlePolicy, floor_rounds: u32) -> Self {
         let (idle, join) = match policy.search {
             SearchLength::Timed { min_ns, max_ns } => (min_ns, (max_ns / 4).max(min_ns)),
             SearchLength::Rounds { .. } => (0, 0),
@@ -76,10 +81,11 @@ impl Budgets {
             // all 32 in every worker when the burst ended (B6 at 8 threads
             // on 2 vCPUs: 0.9-1.3x stock rayon's CPU); gaps that need more
             // rounds raise it within a few idle periods.
-            pressured_idle_rounds: AtomicU32::new(PRESSURED_MIN_ROUNDS),
+            pressured_idle_rounds: AtomicU32::new(floor_rounds),
             pressured_join_rounds: AtomicU32::new(PRESSURED_ROUNDS),
             pressured_idle_misses: AtomicU32::new(0),
             pressured_join_misses: AtomicU32::new(0),
+            floor_rounds,
         }
     }
 
@@ -146,7 +152,7 @@ impl Budgets {
     }
 
     /// The floor of a pressured budget of `kind` after a phase that ended
-    /// as `end`: [`PRESSURED_MIN_ROUNDS`], or [`PRESSURED_FEWEST_ROUNDS`]
+    /// as `end`: the pool's floor, or [`PRESSURED_FEWEST_ROUNDS`]
     /// once [`PRESSURED_MISS_STREAK`] phases in a row have missed with
     /// quick rounds. A hit, or a miss whose rounds waited on CPU-bound
     /// threads, ends the streak, and the rule then raises the budget to
@@ -167,7 +173,7 @@ impl Budgets {
         if streak >= PRESSURED_MISS_STREAK {
             PRESSURED_FEWEST_ROUNDS
         } else {
-            PRESSURED_MIN_ROUNDS
+            self.floor_rounds
         }
     }
 }
@@ -210,6 +216,7 @@ impl std::fmt::Debug for Budgets {
                 "pressured_join_misses",
                 &self.pressured_join_misses.load(Relaxed),
             )
+            .field("floor_rounds", &self.floor_rounds)
             .finish()
     }
 }
@@ -266,7 +273,7 @@ mod tests {
 
     #[test]
     fn a_streak_of_misses_lowers_a_pressured_budget_below_the_floor_and_a_hit_restores_it() {
-        let budgets = Budgets::new(&IdlePolicy::new());
+        let budgets = Budgets::new(&IdlePolicy::new(), PRESSURED_MIN_ROUNDS);
         let kind = WaitKind::Idle;
         let learn = |end| budgets.learn(&IdlePolicy::new(), kind, true, end, true);
         assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
@@ -294,6 +301,29 @@ mod tests {
         // The first hit brings the floor back, and a join's budget is its own.
         learn(PhaseEnd::Hit { needed: 1 });
         assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        assert_eq!(budgets.pressured_rounds(WaitKind::Join), PRESSURED_ROUNDS);
+    }
+
+    #[test]
+    fn a_fitting_pools_floor_is_two_rounds() {
+        let budgets = Budgets::new(&IdlePolicy::new(), PRESSURED_FITTING_MIN_ROUNDS);
+        let kind = WaitKind::Idle;
+        let learn = |end| budgets.learn(&IdlePolicy::new(), kind, true, end, true);
+        assert_eq!(budgets.pressured_rounds(kind), 2);
+        // Mixed misses keep it; a hit that needed more raises it as anywhere.
+        learn(PhaseEnd::Miss);
+        learn(PhaseEnd::Miss);
+        learn(PhaseEnd::Hit { needed: 1 });
+        assert_eq!(budgets.pressured_rounds(kind), 2);
+        learn(PhaseEnd::Hit { needed: 12 });
+        assert_eq!(budgets.pressured_rounds(kind), 15);
+        // A streak takes it down to one round, and a hit brings the floor back.
+        for _ in 0..12 {
+            learn(PhaseEnd::Miss);
+        }
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_FEWEST_ROUNDS);
+        learn(PhaseEnd::Hit { needed: 1 });
+        assert_eq!(budgets.pressured_rounds(kind), 2);
         assert_eq!(budgets.pressured_rounds(WaitKind::Join), PRESSURED_ROUNDS);
     }
 

@@ -14,10 +14,14 @@
 //! ([`Pressure`](super::pressure::Pressure)) runs as rayon's fixed policy
 //! does, yield rounds even right after an empty wake, outside the searcher
 //! cap, but learns how many: as many as the worker's pressured budget, from
-//! [`PRESSURED_MIN_ROUNDS`](super::pressure::PRESSURED_MIN_ROUNDS) (8) to
-//! [`PRESSURED_ROUNDS`](super::pressure::PRESSURED_ROUNDS) (rayon's 32),
-//! which pressured phases teach as the others teach a timed policy's
-//! budget (and below 8, to one round, during a streak of misses). While the pool detects, the
+//! the pool's floor to [`PRESSURED_ROUNDS`](super::pressure::PRESSURED_ROUNDS)
+//! (rayon's 32), which pressured phases teach as the others teach a timed
+//! policy's budget (and below the floor, to one round, during a streak of
+//! misses). The floor is
+//! [`PRESSURED_MIN_ROUNDS`](super::pressure::PRESSURED_MIN_ROUNDS) (8) in a
+//! pool with more workers than CPUs, and
+//! [`PRESSURED_FITTING_MIN_ROUNDS`](super::pressure::PRESSURED_FITTING_MIN_ROUNDS)
+//! (2) in one that fits them. While the pool detects, the
 //! yield rounds are timed and scored, and a search that is not pressured
 //! makes at least one round (the probe) so that there is a yield to score.
 
@@ -63,9 +67,10 @@ pub(crate) struct WorkerIdle {
 }
 
 impl WorkerIdle {
-    pub(crate) fn new(policy: &IdlePolicy) -> Self {
+    /// A worker of `pool`, which sets its pressured budgets' floor.
+    pub(crate) fn new(policy: &IdlePolicy, pool: &PoolIdle) -> Self {
         WorkerIdle {
-            budgets: Budgets::new(policy),
+            budgets: Budgets::new(policy, pool.pressure.floor_rounds()),
             fastest_round: FastestRound::default(),
             counters: IdleCounters::default(),
         }
@@ -442,7 +447,7 @@ mod tests {
     fn a_pressured_phase_yields_rayons_rounds_outside_a_full_cap() {
         let policy = IdlePolicy::new().max_searching(1).assume_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
-        let worker = WorkerIdle::new(&policy);
+        let worker = WorkerIdle::new(&policy, &pool);
         worker.budgets.set(WaitKind::Idle, true, PRESSURED_ROUNDS);
         // The cap's one slot is taken by another worker.
         let mut other = false;
@@ -477,7 +482,7 @@ mod tests {
     fn always_pressured() -> (IdlePolicy, PoolIdle, WorkerIdle) {
         let policy = IdlePolicy::new().assume_oversubscribed();
         let pool = PoolIdle::new(&policy, 4);
-        let worker = WorkerIdle::new(&policy);
+        let worker = WorkerIdle::new(&policy, &pool);
         (policy, pool, worker)
     }
 
@@ -485,7 +490,9 @@ mod tests {
     fn a_fresh_worker_searches_the_floor_at_top_level_and_rayons_rounds_in_a_join() {
         let (policy, pool, worker) = always_pressured();
         let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
-        assert_eq!(searches(&steps), PRESSURED_MIN_ROUNDS as usize);
+        // The floor is the pool's: 8 or 2 rounds as four workers do or do
+        // not outnumber this machine's CPUs.
+        assert_eq!(searches(&steps), pool.pressure.floor_rounds() as usize);
         assert_eq!(
             worker.budgets.pressured_rounds(WaitKind::Join),
             PRESSURED_ROUNDS
@@ -542,7 +549,7 @@ mod tests {
     fn a_detecting_phase_probes_one_round_and_a_fixed_one_none() {
         let zero = IdlePolicy::new().search_budget(Duration::ZERO, Duration::ZERO);
         let detecting = PoolIdle::new(&zero, 1);
-        let worker = WorkerIdle::new(&zero);
+        let worker = WorkerIdle::new(&zero, &detecting);
         let steps = phase(&mut IdlePeriod::new(), &zero, &worker, &detecting);
         assert_eq!(steps, [Step::Search(Pause::Yield), Step::Sleepy]);
 
@@ -559,7 +566,7 @@ mod tests {
             .yield_rounds(0)
             .adapt_to_oversubscription(true);
         let pool = PoolIdle::new(&policy, 1);
-        let worker = WorkerIdle::new(&policy);
+        let worker = WorkerIdle::new(&policy, &pool);
         let steps = phase(&mut IdlePeriod::new(), &policy, &worker, &pool);
         assert_eq!(searches(&steps), 3);
         assert_eq!(format!("{:?}", worker.fastest_round), "FastestRound(none)");

@@ -86,12 +86,22 @@ const PRESSURED_AT: u32 = 16;
 /// models' state space).
 pub(crate) const PRESSURED_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 
-/// The fewest yield rounds a pressured phase learns to search, but during a
-/// streak of misses ([`PRESSURED_MISS_STREAK`]): a quarter of rayon's 32
-/// (one under loom). Below it, the pool's workers are asleep when a
-/// region's jobs come, and each job waits for a futex wake that, on a CPU
-/// shared with three other workers, runs late (B8 at 8 threads).
+/// The fewest yield rounds a pressured phase learns to search in a pool
+/// with more workers than CPUs, but during a streak of misses
+/// ([`PRESSURED_MISS_STREAK`]): a quarter of rayon's 32 (one under loom).
+/// Below it, the pool's workers are asleep when a region's jobs come, and
+/// each job waits for a futex wake that, on a CPU shared with three other
+/// workers, runs late (B8 at 8 threads).
 pub(crate) const PRESSURED_MIN_ROUNDS: u32 = if cfg!(all(test, loom)) { 1 } else { 8 };
+
+/// The same floor in a pool that fits its CPUs (or whose CPU count is
+/// unknown), pressured by other load or by
+/// `IdlePolicy::assume_oversubscribed`: two rounds (one under loom). There
+/// each worker has a CPU of its own to come back to, and eight rounds were
+/// what a burst's end cost (B6 at 2 threads: 0.49-0.59x stock rayon's CPU
+/// with eight, 0.34x with two), while B8's light shape and B9's hogs
+/// measured the same with either (docs/benchmarks.md).
+pub(crate) const PRESSURED_FITTING_MIN_ROUNDS: u32 = if cfg!(all(test, loom)) { 1 } else { 2 };
 
 /// After this many pressured phases in a row that missed (a long sleep
 /// followed each), a pressured budget may fall below
@@ -115,6 +125,10 @@ pub(crate) struct Pressure {
     /// mode): pressured whatever the score, since its own sleeping workers
     /// are what makes the searchers' yields come back at once.
     oversized: bool,
+    /// The fewest rounds a pressured phase learns to search, by the pool's
+    /// size, whatever the mode: [`PRESSURED_MIN_ROUNDS`] with more workers
+    /// than CPUs, else [`PRESSURED_FITTING_MIN_ROUNDS`].
+    floor_rounds: u32,
     score: CachePadded<AtomicU32>,
 }
 
@@ -133,12 +147,23 @@ impl Pressure {
     /// [`Pressure::new`] on a machine that lets the process run `cpus`
     /// threads at once (`None`: unknown).
     fn with_cpus(mode: PressureMode, workers: usize, cpus: Option<usize>) -> Self {
-        let oversized = mode == PressureMode::Detect && cpus.is_some_and(|cpus| workers > cpus);
+        let more_workers_than_cpus = cpus.is_some_and(|cpus| workers > cpus);
         Pressure {
             mode,
-            oversized,
+            oversized: mode == PressureMode::Detect && more_workers_than_cpus,
+            floor_rounds: if more_workers_than_cpus {
+                PRESSURED_MIN_ROUNDS
+            } else {
+                PRESSURED_FITTING_MIN_ROUNDS
+            },
             score: CachePadded::new(AtomicU32::new(0)),
         }
+    }
+
+    /// The fewest rounds a pressured phase of this pool learns to search,
+    /// but during a streak of misses.
+    pub(crate) fn floor_rounds(&self) -> u32 {
+        self.floor_rounds
     }
 
     /// Whether an idle phase starting now runs as a pressured one.
@@ -192,6 +217,7 @@ impl std::fmt::Debug for Pressure {
         f.debug_struct("Pressure")
             .field("mode", &self.mode)
             .field("oversized", &self.oversized)
+            .field("floor_rounds", &self.floor_rounds)
             .field("score", &self.score())
             .field("pressured", &self.is_pressured())
             .finish()
@@ -354,6 +380,19 @@ mod tests {
         assert!(!with(PressureMode::Off, 1, Some(2)).detects());
         assert!(!with(PressureMode::Always, 1, Some(2)).detects());
         assert!(with(PressureMode::Detect, 2, Some(2)).detects());
+    }
+
+    #[test]
+    fn the_floor_is_eight_rounds_with_more_workers_than_cpus_and_two_otherwise() {
+        let floor = |mode, workers, cpus| Pressure::with_cpus(mode, workers, cpus).floor_rounds();
+        for mode in [PressureMode::Detect, PressureMode::Always] {
+            assert_eq!(floor(mode, 8, Some(2)), PRESSURED_MIN_ROUNDS);
+            assert_eq!(floor(mode, 3, Some(2)), 8);
+            assert_eq!(floor(mode, 2, Some(2)), PRESSURED_FITTING_MIN_ROUNDS);
+            assert_eq!(floor(mode, 2, Some(2)), 2);
+            assert_eq!(floor(mode, 1, Some(2)), 2);
+            assert_eq!(floor(mode, 8, None), 2);
+        }
     }
 
     #[test]

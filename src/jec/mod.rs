@@ -213,17 +213,18 @@ impl JecSleep {
         unpark: Option<Unpark>,
     ) -> Result<JecSleep, CapacityError> {
         check_capacity("JecSleep", "workers", workers, MAX_WORKERS)?;
+        let pool = PoolIdle::new(&policy, workers);
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
             workers: (0..workers)
                 .map(|_| {
                     CachePadded::new(Worker {
                         sleep: WorkerSleep::new(),
-                        idle: WorkerIdle::new(&policy),
+                        idle: WorkerIdle::new(&policy, &pool),
                     })
                 })
                 .collect(),
-            pool: PoolIdle::new(&policy, workers),
+            pool,
             policy,
             unpark,
         })

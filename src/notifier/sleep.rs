@@ -241,13 +241,14 @@ impl NotifierSleep {
             Some(unpark) => Notifier::with_unpark(workers, unpark),
             None => Notifier::new(workers),
         };
+        let pool = PoolIdle::new(&policy, workers);
         Ok(NotifierSleep {
             notifier,
             idle: CachePadded::new(IdleCount::new()),
             workers_idle: (0..workers)
-                .map(|_| CachePadded::new(WorkerIdle::new(&policy)))
+                .map(|_| CachePadded::new(WorkerIdle::new(&policy, &pool)))
                 .collect(),
-            pool: PoolIdle::new(&policy, workers),
+            pool,
             policy,
         })
     }
