@@ -8,9 +8,11 @@
 //! worker gets sleepy, and no wake depends on it.
 
 use super::policy::{IdlePolicy, SearchLength};
-use super::pressure::{PRESSURED_FEWEST_ROUNDS, PRESSURED_MISS_STREAK, PRESSURED_ROUNDS};
 #[cfg(all(test, not(loom)))]
-use super::pressure::{PRESSURED_FITTING_MIN_ROUNDS, PRESSURED_MIN_ROUNDS};
+use super::pressure::PRESSURED_FITTING_MIN_ROUNDS;
+use super::pressure::{
+    PRESSURED_FEWEST_ROUNDS, PRESSURED_MIN_ROUNDS, PRESSURED_MISS_STREAK, PRESSURED_ROUNDS,
+};
 use crate::latch::WaitKind;
 use crate::sync::unmodeled::{AtomicU32, Relaxed};
 
@@ -130,7 +132,8 @@ impl Budgets {
     /// `quick_rounds` says whether the phase's yield rounds came back in
     /// under [`QUICK_ROUND_NS`] each on average: the CPU went to threads
     /// that gave it back at once (the pool's own searchers), not to
-    /// CPU-bound ones. Only such misses make a streak.
+    /// CPU-bound ones. Only such misses make a streak, and only after such
+    /// rounds does a pool that fits its CPUs keep its lower floor.
     pub(crate) fn learn(
         &self,
         policy: &IdlePolicy,
@@ -152,7 +155,9 @@ impl Budgets {
     }
 
     /// The floor of a pressured budget of `kind` after a phase that ended
-    /// as `end`: the pool's floor, or [`PRESSURED_FEWEST_ROUNDS`]
+    /// as `end`: the pool's floor after quick rounds, [`PRESSURED_MIN_ROUNDS`]
+    /// (the larger or the same) after rounds that waited on CPU-bound
+    /// threads, or [`PRESSURED_FEWEST_ROUNDS`]
     /// once [`PRESSURED_MISS_STREAK`] phases in a row have missed with
     /// quick rounds. A hit, or a miss whose rounds waited on CPU-bound
     /// threads, ends the streak, and the rule then raises the budget to
@@ -172,8 +177,14 @@ impl Budgets {
         misses.store(streak, Relaxed);
         if streak >= PRESSURED_MISS_STREAK {
             PRESSURED_FEWEST_ROUNDS
-        } else {
+        } else if quick_rounds {
             self.floor_rounds
+        } else {
+            // Each round a time slice: a pool that fits its CPUs needs as
+            // many as an oversized one to bridge a gap of a few
+            // milliseconds (B9's hogs with the 2 ms gap: 37x stock rayon's
+            // p50 on a floor of two).
+            self.floor_rounds.max(PRESSURED_MIN_ROUNDS)
         }
     }
 }
@@ -325,6 +336,20 @@ mod tests {
         learn(PhaseEnd::Hit { needed: 1 });
         assert_eq!(budgets.pressured_rounds(kind), 2);
         assert_eq!(budgets.pressured_rounds(WaitKind::Join), PRESSURED_ROUNDS);
+        // Rounds that waited on CPU-bound threads, hit or miss, bring the
+        // oversized pools' floor; quick misses then fade it by a quarter.
+        budgets.learn(
+            &IdlePolicy::new(),
+            kind,
+            true,
+            PhaseEnd::Hit { needed: 1 },
+            false,
+        );
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        budgets.learn(&IdlePolicy::new(), kind, true, PhaseEnd::Miss, false);
+        assert_eq!(budgets.pressured_rounds(kind), PRESSURED_MIN_ROUNDS);
+        learn(PhaseEnd::Miss);
+        assert_eq!(budgets.pressured_rounds(kind), 6);
     }
 
     #[test]

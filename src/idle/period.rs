@@ -400,13 +400,16 @@ impl IdlePeriod {
                 needed: now.saturating_sub(self.phase_started_ns),
             }
         };
-        // How long the phase's rounds took on average, the sleepy round and
-        // the final check included (a pressured phase reads the clock at
-        // its start).
-        let searched = self.sleep_started_ns.saturating_sub(self.phase_started_ns);
-        let quick_rounds = woke
-            && self.searched_rounds > 0
-            && searched / u64::from(self.searched_rounds) < QUICK_ROUND_NS;
+        // How long the phase's rounds took on average (a pressured phase
+        // reads the clock at its start): up to its sleep, the sleepy round
+        // and the final check included, if it slept; else up to now.
+        let (rounds, searched) = if woke {
+            (self.searched_rounds, self.sleep_started_ns)
+        } else {
+            (self.rounds, now)
+        };
+        let searched = searched.saturating_sub(self.phase_started_ns);
+        let quick_rounds = rounds > 0 && searched / u64::from(rounds) < QUICK_ROUND_NS;
         worker
             .budgets
             .learn(policy, self.kind, self.pressured, outcome, quick_rounds);

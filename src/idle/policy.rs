@@ -464,12 +464,13 @@ impl IdlePolicy {
 
     /// Idle the way this policy idles when the machine is oversubscribed,
     /// always, whatever the pool measures: every idle phase searches yield
-    /// rounds (as many as the worker has learned, 8 to rayon's 32, and one
-    /// during a streak of long gaps), searches again after a wake that
-    /// found nothing, and ignores the searcher cap. For a pool that knows
-    /// it shares its CPUs: two pools in one process, a pool beside an
-    /// async runtime, a container whose CPU quota is below its thread
-    /// count. It replaces
+    /// rounds (as many as the worker has learned, from a floor of 8 in a
+    /// pool with more workers than CPUs or 2 in one that fits them, to
+    /// rayon's 32, and one during a streak of long gaps), searches again
+    /// after a wake that found nothing, and ignores the searcher cap. For a
+    /// pool that knows it shares its CPUs: two pools in one process, a pool
+    /// beside an async runtime, a container whose CPU quota is below its
+    /// thread count. It replaces
     /// [`adapt_to_oversubscription`](IdlePolicy::adapt_to_oversubscription),
     /// and that builder replaces it.
     ///
