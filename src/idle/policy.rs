@@ -475,13 +475,14 @@ impl IdlePolicy {
     /// and that builder replaces it.
     ///
     /// It is not the default because it costs more where the pool has the
-    /// CPUs to itself and goes idle for long: measured on this crate's
-    /// 2-vCPU benchmark machine, a 2-thread pool spent 1.6–2.2× the
-    /// default's CPU after a burst of work (0.43–0.55× stock rayon's
-    /// against 0.25–0.36×), while between short regions it wasted 10–26%
-    /// less than the default, about as much as stock rayon
+    /// CPUs to itself and goes idle for long, and because it lifts the
+    /// searcher cap, which a large pool on a machine of its own relies on.
+    /// Measured on this crate's 2-vCPU benchmark machine, a 2-thread pool
+    /// spent about 1.4× the default's CPU after a burst of work (0.31–0.33×
+    /// stock rayon's against 0.22–0.24×), while between short regions it
+    /// wasted 10–26% less than the default, about as much as stock rayon
     /// (docs/benchmarks.md, "Measured: a pool that assumes it is
-    /// oversubscribed").
+    /// oversubscribed" and "A pressured floor by the pool's size").
     ///
     /// # Examples
     ///
