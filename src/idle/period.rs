@@ -21,7 +21,8 @@
 //! [`PRESSURED_MIN_ROUNDS`](super::pressure::PRESSURED_MIN_ROUNDS) (8) in a
 //! pool with more workers than CPUs, and
 //! [`PRESSURED_FITTING_MIN_ROUNDS`](super::pressure::PRESSURED_FITTING_MIN_ROUNDS)
-//! (2) in one that fits them. While the pool detects, the
+//! (2) in one that fits them, but 8 in any pool after a phase whose rounds
+//! waited on CPU-bound threads. While the pool detects, the
 //! yield rounds are timed and scored, and a search that is not pressured
 //! makes at least one round (the probe) so that there is a yield to score.
 
