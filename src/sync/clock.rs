@@ -3,8 +3,14 @@
 //! calling thread's CPU clock, where the platform has one.
 //!
 //! Idle budgets are in time, so the protocols read a clock on their idle
-//! paths (never on a post). In production that is `Instant`, a vDSO read
-//! of tens of nanoseconds next to a search round that yields the CPU.
+//! paths (never on a post). In production that is the monotonic clock in
+//! nanoseconds: on Linux and Android a `clock_gettime(CLOCK_MONOTONIC)`
+//! through rustix's vDSO call, the clock `Instant` reads there, kept as a
+//! `u64` so that a reading is one call and a multiply-add, and the
+//! difference of two readings one subtraction (`Instant`'s checked
+//! arithmetic took about 90 instructions a difference, and an idle period
+//! that sleeps takes two or three); elsewhere `Instant`, counted from the
+//! first reading in the process.
 //!
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom (the crate's models, or a client's with
@@ -20,8 +26,9 @@
 /// that never needs a time reads no clock.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stopwatch {
+    /// The first reading, on [`monotonic_ns`].
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
-    started: Option<std::time::Instant>,
+    started: Option<u64>,
     #[cfg(any(all(test, loom), eventcount_loom))]
     reads: u64,
 }
@@ -52,8 +59,8 @@ impl Stopwatch {
     pub(crate) fn elapsed_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            let now = std::time::Instant::now();
-            nanos(now.saturating_duration_since(*self.started.get_or_insert(now)))
+            let now = monotonic_ns();
+            now.saturating_sub(*self.started.get_or_insert(now))
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -68,12 +75,8 @@ impl Stopwatch {
     pub(crate) fn elapsed_and_shared_ns(&mut self) -> (u64, u64) {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            let now = std::time::Instant::now();
-            let started = *self.started.get_or_insert(now);
-            (
-                nanos(now.saturating_duration_since(started)),
-                nanos(now.saturating_duration_since(epoch())),
-            )
+            let now = monotonic_ns();
+            (now.saturating_sub(*self.started.get_or_insert(now)), now)
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -82,22 +85,45 @@ impl Stopwatch {
     }
 }
 
-/// The origin of [`shared_clock_ns`]: the first time any thread asked.
-#[cfg(not(any(all(test, loom), eventcount_loom)))]
+/// Nanoseconds on the monotonic clock, one clock for every thread of the
+/// process: `CLOCK_MONOTONIC` (from boot) on Linux and Android, where
+/// rustix calls the vDSO, and `Instant` from the process's first reading
+/// elsewhere. Below `u64::MAX` for 584 years.
+#[cfg(all(
+    not(any(all(test, loom), eventcount_loom)),
+    any(target_os = "linux", target_os = "android")
+))]
 #[inline]
-fn epoch() -> std::time::Instant {
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    *EPOCH.get_or_init(std::time::Instant::now)
+fn monotonic_ns() -> u64 {
+    timespec_ns(rustix::time::clock_gettime(
+        rustix::time::ClockId::Monotonic,
+    ))
 }
 
-#[cfg(not(any(all(test, loom), eventcount_loom)))]
+#[cfg(all(
+    not(any(all(test, loom), eventcount_loom)),
+    not(any(target_os = "linux", target_os = "android"))
+))]
 #[inline]
-fn nanos(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+fn monotonic_ns() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let elapsed = EPOCH.get_or_init(std::time::Instant::now).elapsed();
+    u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A reading of a clock in nanoseconds; 0 for a negative one, which the
+/// monotonic and CPU clocks never give.
+#[cfg(all(not(all(test, loom)), any(target_os = "linux", target_os = "android")))]
+#[inline]
+fn timespec_ns(t: rustix::time::Timespec) -> u64 {
+    u64::try_from(t.tv_sec)
+        .unwrap_or(0)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(u64::try_from(t.tv_nsec).unwrap_or(0))
 }
 
 /// Nanoseconds on one monotonic clock shared by every thread of the process
-/// (from its first read), for moments that one thread records and another
+/// ([`monotonic_ns`]), for moments that one thread records and another
 /// reads: when a sleep in progress began. Under loom (the crate's models,
 /// or a client's with `--cfg eventcount_loom`), always 0: loom has no
 /// clock, and a waker's choice of the newest sleeper reads these moments,
@@ -106,7 +132,7 @@ fn nanos(d: std::time::Duration) -> u64 {
 pub(crate) fn shared_clock_ns() -> u64 {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
     {
-        nanos(epoch().elapsed())
+        monotonic_ns()
     }
     #[cfg(any(all(test, loom), eventcount_loom))]
     {
@@ -134,12 +160,9 @@ pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
 pub(crate) fn thread_cpu_ns() -> Option<u64> {
     #[cfg(all(not(all(test, loom)), any(target_os = "linux", target_os = "android")))]
     {
-        let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-        let ns = u64::try_from(now.tv_sec)
-            .unwrap_or(0)
-            .saturating_mul(1_000_000_000)
-            .saturating_add(u64::try_from(now.tv_nsec).unwrap_or(0));
-        Some(ns)
+        Some(timespec_ns(rustix::time::clock_gettime(
+            rustix::time::ClockId::ThreadCPUTime,
+        )))
     }
     #[cfg(not(all(not(all(test, loom)), any(target_os = "linux", target_os = "android"))))]
     {
