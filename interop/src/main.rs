@@ -351,10 +351,7 @@ fn main() -> ExitCode {
             let patched = protocol
                 .protocols()
                 .into_iter()
-                .map(|p| tokio_patch::TokioBuild {
-                    protocol: Some(p),
-                    default_policy,
-                });
+                .map(|p| tokio_patch::TokioBuild::on(p, default_policy));
             let builds: Vec<_> = (!no_stock)
                 .then_some(tokio_patch::TokioBuild::STOCK)
                 .into_iter()

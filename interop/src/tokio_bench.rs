@@ -55,17 +55,17 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
 ];
 
 /// The builds compared with stock: each protocol on tokio's preset and on
-/// eventcount's default policy.
+/// eventcount's default policy, and stock with the port's timer edit only
+/// (which the protocols' copy has too), so that a row shows that edit's
+/// share apart from the protocol's.
 fn builds() -> Vec<TokioBuild> {
     let mut builds = vec![TokioBuild::STOCK];
     for default_policy in [false, true] {
         for protocol in Protocol::ALL {
-            builds.push(TokioBuild {
-                protocol: Some(protocol),
-                default_policy,
-            });
+            builds.push(TokioBuild::on(protocol, default_policy));
         }
     }
+    builds.push(TokioBuild::STOCK_TIMER_EDIT);
     builds
 }
 
@@ -85,12 +85,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let builds = builds();
     let mut runs: Vec<(String, PathBuf)> = Vec::new();
     for &build in &builds {
-        let tree = if build.protocol.is_some() {
-            &trees.patched
-        } else {
-            &trees.stock
-        };
-        runs.push((build.name(), compile(scratch, tree, build)?));
+        runs.push((build.name(), compile(scratch, build.tree(&trees), build)?));
     }
     runs.push((STOCK_AGAIN.to_string(), runs[0].1.clone()));
 
@@ -224,7 +219,8 @@ fn table(rows: &[Row], names: &[String], rounds: usize) -> String {
     let _ = writeln!(
         out,
         "tokio {TOKIO_VERSION}: stock, and tokio on eventcount ({}; `-default-policy` is \
-         eventcount's default policy, the others IdlePolicy::tokio()); medians of {rounds} \
+         eventcount's default policy, the others IdlePolicy::tokio(); `stock-timer-edit` is \
+         stock tokio with the port's timer edit alone); medians of {rounds} \
          rounds in rotated order. x stock = median of the per-round ratios to the same \
          round's stock run (min-max). The stock-again column is the noise band; the \
          verdicts say where each build's median ratio falls against it.",

@@ -6,15 +6,17 @@
 //!   word and the sleeper list) is replaced by the shim `interop/tokio/idle.rs`;
 //! - `park.rs` (a worker's park state, its condvar, and the shared driver)
 //!   is replaced by `interop/tokio/park.rs`, which keeps the driver;
-//! - `worker.rs`, `handle.rs`, `mod.rs` and `counters.rs` get the line edits of
+//! - `worker.rs`, `handle.rs`, `mod.rs` and `counters.rs`, and the timer's
+//!   `time/mod.rs` and `time/wheel/mod.rs`, get the line edits of
 //!   `interop/tokio/edits.txt`;
 //! - `Cargo.toml` gains the `eventcount` dependency and the features that
 //!   choose the protocol (`eventcount-notifier`; JecSleep without it) and
 //!   the policy (`eventcount-default-policy`; `IdlePolicy::tokio()`
 //!   without it).
 //!
-//! Both copies, stock and patched, get the two manifest lines that let
-//! tokio's tests build outside tokio's workspace: a `[patch.crates-io]`
+//! Every copy (stock, stock with the timer's edits alone, and patched) gets
+//! the two manifest lines that let tokio's tests build outside tokio's
+//! workspace: a `[patch.crates-io]`
 //! that points tokio's dev-dependencies (tokio-test, tokio-stream) at the
 //! copy itself, and an empty `[workspace]`. The published `Cargo.lock`,
 //! which pins a second tokio from the registry for those dev-dependencies,
@@ -35,28 +37,64 @@ const PARK: &str = include_str!("../tokio/park.rs");
 const EDITS: &str = include_str!("../tokio/edits.txt");
 
 const SCHEDULER: &str = "src/runtime/scheduler/multi_thread";
+/// The timer's files: their edits stand apart from the scheduler's (a
+/// timer set while nobody sleeps in the driver writes no wake-up), and a
+/// stock copy gets them alone for comparison.
+const TIMER: &str = "src/runtime/time/";
 
-/// One build of tokio's tests: stock, or patched on a protocol.
+/// One build of tokio's tests: stock, stock with the port's timer edit
+/// only, or patched on a protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TokioBuild {
-    /// None for stock tokio.
+    /// None for tokio's own scheduler.
     pub protocol: Option<Protocol>,
     /// eventcount's default policy instead of `IdlePolicy::tokio()`.
-    pub default_policy: bool,
+    default_policy: bool,
+    /// Stock tokio with the edit of its timer alone (the files under
+    /// [`TIMER`]), which the patched copy has too: it tells that edit's
+    /// share of a difference from the protocol's.
+    timer_edit_only: bool,
 }
 
 impl TokioBuild {
     pub const STOCK: TokioBuild = TokioBuild {
         protocol: None,
         default_policy: false,
+        timer_edit_only: false,
     };
+
+    pub const STOCK_TIMER_EDIT: TokioBuild = TokioBuild {
+        protocol: None,
+        default_policy: false,
+        timer_edit_only: true,
+    };
+
+    /// tokio on `protocol`, with eventcount's default policy if
+    /// `default_policy`, else `IdlePolicy::tokio()`.
+    pub fn on(protocol: Protocol, default_policy: bool) -> TokioBuild {
+        TokioBuild {
+            protocol: Some(protocol),
+            default_policy,
+            timer_edit_only: false,
+        }
+    }
 
     /// How the build is named in reports, logs and target directories.
     pub fn name(self) -> String {
         match (self.protocol, self.default_policy) {
+            (None, _) if self.timer_edit_only => "stock-timer-edit".into(),
             (None, _) => "stock".into(),
             (Some(p), false) => p.feature().into(),
             (Some(p), true) => format!("{}-default-policy", p.feature()),
+        }
+    }
+
+    /// The copy of tokio it builds.
+    pub fn tree(self, trees: &Trees) -> &Path {
+        match (self.protocol, self.timer_edit_only) {
+            (Some(_), _) => &trees.patched,
+            (None, true) => &trees.stock_timer_edit,
+            (None, false) => &trees.stock,
         }
     }
 
@@ -76,17 +114,19 @@ impl TokioBuild {
     /// that each copy's builds stay fresh from one run to the next (the
     /// protocols' builds differ in features only, and share one).
     pub fn target_dir(self) -> &'static str {
-        if self.protocol.is_some() {
-            "target-patched"
-        } else {
-            "target-stock"
+        match (self.protocol, self.timer_edit_only) {
+            (Some(_), _) => "target-patched",
+            (None, true) => "target-stock-timer-edit",
+            (None, false) => "target-stock",
         }
     }
 }
 
-/// The two copies of tokio: as published, and patched.
+/// The copies of tokio: as published, with the timer edit only, and
+/// patched.
 pub struct Trees {
     pub stock: PathBuf,
+    pub stock_timer_edit: PathBuf,
     pub patched: PathBuf,
     pub edit: EditReport,
 }
@@ -154,13 +194,17 @@ impl fmt::Display for EditReport {
     }
 }
 
-/// Fetch tokio and build both copies under `scratch`. A copy that an
+/// Fetch tokio and build the three copies under `scratch`. A copy that an
 /// earlier run left with exactly the same files is kept, so that its
 /// builds stay fresh.
 pub fn prepare(scratch: &Path) -> Result<Trees, Error> {
     let source = sources::fetch_tokio(scratch)?;
     let stock = scratch.join("stock");
     copy(&source, &stock, |_| Ok(()))?;
+    let stock_timer_edit = scratch.join("stock-timer-edit");
+    copy(&source, &stock_timer_edit, |dir| {
+        edit_files(dir, |path| path.starts_with(TIMER)).map(|_| ())
+    })?;
     let patched = scratch.join("patched");
     let mut edit = None;
     copy(&source, &patched, |dir| {
@@ -169,6 +213,7 @@ pub fn prepare(scratch: &Path) -> Result<Trees, Error> {
     })?;
     Ok(Trees {
         stock,
+        stock_timer_edit,
         patched,
         edit: edit.expect("the patched copy was written"),
     })
@@ -239,18 +284,7 @@ pub fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
             replaced: true,
         });
     }
-    for (path, edits) in parse(EDITS)? {
-        let file = dir.join(&path);
-        let (text, removed, added) =
-            edit(&cmd::read(&file)?, &edits).map_err(|err| format!("{path}: {err}"))?;
-        cmd::write(&file, &text)?;
-        files.push(FileEdit {
-            path,
-            removed,
-            added,
-            replaced: false,
-        });
-    }
+    files.extend(edit_files(dir, |_| true)?);
     let manifest = dir.join("Cargo.toml");
     let text = cmd::read(&manifest)?;
     let features = "[features]\ndefault = []\n";
@@ -275,6 +309,27 @@ pub fn apply(dir: &Path, eventcount: &Path) -> Result<EditReport, Error> {
         replaced: false,
     });
     Ok(EditReport { files })
+}
+
+/// Make the edits of `edits.txt` to the files whose path `wanted` takes.
+fn edit_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<FileEdit>, Error> {
+    let mut files = Vec::new();
+    for (path, edits) in parse(EDITS)? {
+        if !wanted(&path) {
+            continue;
+        }
+        let file = dir.join(&path);
+        let (text, removed, added) =
+            edit(&cmd::read(&file)?, &edits).map_err(|err| format!("{path}: {err}"))?;
+        cmd::write(&file, &text)?;
+        files.push(FileEdit {
+            path,
+            removed,
+            added,
+            replaced: false,
+        });
+    }
+    Ok(files)
 }
 
 /// One edit of `edits.txt`.

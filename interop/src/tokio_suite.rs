@@ -96,12 +96,7 @@ pub fn run(scratch: &Path, builds: &[TokioBuild], only: &[String]) -> Result<boo
     let mut results: Vec<(TokioBuild, BuildRun)> = Vec::new();
     for &build in builds {
         let start = Instant::now();
-        let tree = if build == TokioBuild::STOCK {
-            &trees.stock
-        } else {
-            &trees.patched
-        };
-        let run = run_build(scratch, tree, build, &files)?;
+        let run = run_build(scratch, build.tree(&trees), build, &files)?;
         println!(
             "{}    ({:.0} s)",
             totals_line(build, &run),

@@ -52,6 +52,7 @@ fn mark_of(build: &str) -> Mark {
         "notifier-pressured" => (213, 94, 0, Shape::Square, false),
         "jec-default-policy" => (86, 180, 233, Shape::Circle, true),
         "notifier-default-policy" => (230, 159, 0, Shape::Triangle, true),
+        "stock-timer-edit" => (0, 0, 0, Shape::Diamond, false),
         "pr1314-adaptive" => (0, 158, 115, Shape::Diamond, true),
         "pr1314-bounded" => (0, 158, 115, Shape::Diamond, false),
         "eigen" => (204, 121, 167, Shape::Square, true),
@@ -93,6 +94,7 @@ fn describe_tokio(build: &str) -> &'static str {
         "notifier" => "NotifierSleep, tokio's policy",
         "jec-default-policy" => "JecSleep, eventcount's default policy",
         "notifier-default-policy" => "NotifierSleep, eventcount's default policy",
+        "stock-timer-edit" => "stock tokio with the port's timer edit alone",
         _ => "",
     }
 }

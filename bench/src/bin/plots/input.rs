@@ -326,7 +326,7 @@ fn axes(bench: &str, cpu: Cpu) -> Option<(Axis, Axis)> {
 /// The builds of rayon-bench and tokio-bench and the pools of
 /// bench-report, in the order the legends list them; unknown names follow,
 /// in the order they came.
-pub const ORDER: [&str; 15] = [
+pub const ORDER: [&str; 16] = [
     "stock",
     "rayon",
     "jec-rayon",
@@ -338,6 +338,7 @@ pub const ORDER: [&str; 15] = [
     "notifier-pressured",
     "jec-default-policy",
     "notifier-default-policy",
+    "stock-timer-edit",
     "pr1314-adaptive",
     "pr1314-bounded",
     "eigen",
