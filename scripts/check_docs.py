@@ -135,7 +135,7 @@ EXTERNAL = {
     "after_unpark", "block_in_place", "park_yield", "steal_work", "epoll_wait",
     "Arc::new_cyclic", "unpark_driver", "loom_multi_thread", "unpark_worker_by_id",
     "pool_multi_spawn", "pool_multi_notify",
-    "should_notify_others",
+    "should_notify_others", "next_wake", "poll_at",
     "rt_common", "rt_metrics", "task_blocking", "time_rt",
     # Eigen, Taskflow, Folly
     "NonblockingNotifier", "EventCount", "CommitWait", "CancelWait", "Prewait",
