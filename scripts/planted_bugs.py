@@ -55,7 +55,7 @@ CASES = [
         "notifier: a cancel swallows a delivered notification (no forwarding)",
         "src/notifier/mod.rs",
         """            if !state.is_empty() {
-                self.notify_slow(state, 1);
+                self.notify_slow(state, 1, |_| {});
             }""",
         """            let _ = state;""",
         "models::notifier::cancel_racing_notify_keeps_signal_for_other_waiter",

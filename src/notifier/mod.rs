@@ -457,7 +457,7 @@ impl Notifier {
             // other models pop a slot in an impossible state).
             let state = State(self.state.load(Ordering::Acquire));
             if !state.is_empty() {
-                self.notify_slow(state, 1);
+                self.notify_slow(state, 1, |_| {});
             }
         }
     }
@@ -807,7 +807,7 @@ impl Notifier {
         if state.is_empty() {
             return false;
         }
-        self.notify_slow(state, 1) == 1
+        self.notify_slow(state, 1, |_| {}) == 1
     }
 
     /// Wake at most `n` waiters. Returns how many were released.
@@ -835,12 +835,18 @@ impl Notifier {
     /// reads its count of awake idle workers there, and releases only as
     /// many sleepers as the awake ones cannot cover. With nobody waiting it
     /// is not called, and this is `notify_n`'s fence and load.
+    ///
+    /// `delivered(1)` runs once per waiter released, after its slot took
+    /// the notification and before the wake's system call: `NotifierSleep`
+    /// counts the wake there, so that posts made during the system call
+    /// (several microseconds, tens on a loaded VM) already rely on the
+    /// worker it wakes.
     #[inline]
     pub(crate) fn notify_up_to(
         &self,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnOnce(usize),
+        delivered: impl FnMut(usize),
     ) -> usize {
         if n == 0 {
             return 0;
@@ -865,21 +871,19 @@ impl Notifier {
         state: State,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnOnce(usize),
+        delivered: impl FnMut(usize),
     ) -> usize {
         let n = how_many(n);
         if n == 0 {
             return 0;
         }
-        let released = if n >= self.slots.len() {
+        if n >= self.slots.len() {
             // At most one waiter per slot, so `n >= capacity` means "all",
             // and taking the whole stack in one CAS is cheaper than n pops.
-            self.notify_all_slow(state)
+            self.notify_all_slow(state, delivered)
         } else {
-            self.notify_slow(state, n)
-        };
-        delivered(released);
-        released
+            self.notify_slow(state, n, delivered)
+        }
     }
 
     /// Wake every waiter. Returns how many were released.
@@ -906,12 +910,18 @@ impl Notifier {
         if state.is_empty() {
             return 0;
         }
-        self.notify_all_slow(state)
+        self.notify_all_slow(state, |_| {})
     }
 
-    /// Pop and notify waiters until `want` were released or none is left.
+    /// Pop and notify waiters until `want` were released or none is left,
+    /// calling `delivered(1)` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_slow(&self, mut state: State, want: usize) -> usize {
+    fn notify_slow(
+        &self,
+        mut state: State,
+        want: usize,
+        mut delivered: impl FnMut(usize),
+    ) -> usize {
         let mut released = 0;
         loop {
             state.debug_check(self.slots.len());
@@ -937,6 +947,9 @@ impl Notifier {
                     let slot = &self.slots[top];
                     let delivery = slot.deliver();
                     state = popped;
+                    if !matches!(delivery, Delivery::Skipped) {
+                        delivered(1);
+                    }
                     match delivery {
                         Delivery::Skipped => continue,
                         Delivery::Signalled => {}
@@ -953,9 +966,10 @@ impl Notifier {
         }
     }
 
-    /// Take the whole stack in one CAS and notify every waiter on it.
+    /// Take the whole stack in one CAS and notify every waiter on it,
+    /// calling `delivered(1)` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_all_slow(&self, mut state: State) -> usize {
+    fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut(usize)) -> usize {
         loop {
             state.debug_check(self.slots.len());
             if state.is_empty() {
@@ -983,7 +997,11 @@ impl Notifier {
         while let Some(wid) = stack_word_top(link) {
             let slot = &self.slots[wid];
             link = slot.next.load(Ordering::Relaxed);
-            match slot.deliver() {
+            let delivery = slot.deliver();
+            if !matches!(delivery, Delivery::Skipped) {
+                delivered(1);
+            }
+            match delivery {
                 Delivery::Skipped => {}
                 Delivery::Signalled => released += 1,
                 Delivery::Woken => {

@@ -595,11 +595,11 @@ impl NotifierSleep {
         }
     }
 
-    /// `notify_one`, crediting a wake it delivers to `waking`.
+    /// `notify_one`, crediting a wake it delivers to `waking` before the
+    /// wake's system call (`Notifier::notify_up_to`).
     fn wake_one(&self) {
-        if self.notifier.notify_one() {
-            self.idle.credit(1);
-        }
+        self.notifier
+            .notify_up_to(1, |n| n, |woken| self.idle.credit(woken));
     }
 
     /// A post of `n` jobs: wake as many sleepers as the awake idle workers
@@ -620,9 +620,10 @@ impl NotifierSleep {
                     n
                 }
             },
-            // Credited once delivered (on the slow path only), so that
-            // `waking` never counts a wake that did not happen; a worker
-            // back before the credit lands is counted once, in
+            // Credited at each delivery, before the wake's system call: so
+            // that `waking` never counts a wake that did not happen, and
+            // that posts during the system call rely on the woken worker.
+            // A worker back before the credit lands is counted once, in
             // `awake_idle` (idle_count.rs).
             |woken| self.idle.credit(woken),
         );
