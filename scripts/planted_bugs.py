@@ -55,7 +55,7 @@ CASES = [
         "notifier: a cancel swallows a delivered notification (no forwarding)",
         "src/notifier/mod.rs",
         """            if !state.is_empty() {
-                self.notify_slow(state, 1, |_| {});
+                self.notify_slow(state, 1, || {});
             }""",
         """            let _ = state;""",
         "models::notifier::cancel_racing_notify_keeps_signal_for_other_waiter",
@@ -390,9 +390,32 @@ CASES = [
     ),
     (
         "notifier_sleep, waking: a post credits the wakes it asked for, not the ones delivered",
-        "src/notifier/sleep.rs",
-        """            |woken| self.idle.credit(woken),""",
-        """            |_| self.idle.credit(n),""",
+        "src/notifier/mod.rs",
+        """        delivered: impl FnMut(),
+    ) -> usize {
+        let n = how_many(n);
+        if n == 0 {
+            return 0;
+        }
+        if n >= self.slots.len() {
+            // At most one waiter per slot, so `n >= capacity` means "all",
+            // and taking the whole stack in one CAS is cheaper than n pops.
+            self.notify_all_slow(state, delivered)
+        } else {
+            self.notify_slow(state, n, delivered)
+        }""",
+        """        mut delivered: impl FnMut(),
+    ) -> usize {
+        let n = how_many(n);
+        if n == 0 {
+            return 0;
+        }
+        (0..n).for_each(|_| delivered());
+        if n >= self.slots.len() {
+            self.notify_all_slow(state, || {})
+        } else {
+            self.notify_slow(state, n, || {})
+        }""",
         "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
         "a post that found fewer sleepers than jobs credits wakes that never happened: a later "
         "post relies on them and wakes nobody, or the count is not at rest",

@@ -457,7 +457,7 @@ impl Notifier {
             // other models pop a slot in an impossible state).
             let state = State(self.state.load(Ordering::Acquire));
             if !state.is_empty() {
-                self.notify_slow(state, 1, |_| {});
+                self.notify_slow(state, 1, || {});
             }
         }
     }
@@ -807,7 +807,7 @@ impl Notifier {
         if state.is_empty() {
             return false;
         }
-        self.notify_slow(state, 1, |_| {}) == 1
+        self.notify_slow(state, 1, || {}) == 1
     }
 
     /// Wake at most `n` waiters. Returns how many were released.
@@ -826,7 +826,7 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_n(&self, n: usize) -> usize {
-        self.notify_up_to(n, |n| n, |_| {})
+        self.notify_up_to(n, |n| n, || {})
     }
 
     /// `notify_n(n)`, except that when somebody is waiting, `how_many(n)`
@@ -836,7 +836,7 @@ impl Notifier {
     /// many sleepers as the awake ones cannot cover. With nobody waiting it
     /// is not called, and this is `notify_n`'s fence and load.
     ///
-    /// `delivered(1)` runs once per waiter released, after its slot took
+    /// `delivered()` runs once per waiter released, after its slot took
     /// the notification and before the wake's system call: `NotifierSleep`
     /// counts the wake there, so that posts made during the system call
     /// (several microseconds, tens on a loaded VM) already rely on the
@@ -846,7 +846,7 @@ impl Notifier {
         &self,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnMut(usize),
+        delivered: impl FnMut(),
     ) -> usize {
         if n == 0 {
             return 0;
@@ -871,7 +871,7 @@ impl Notifier {
         state: State,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnMut(usize),
+        delivered: impl FnMut(),
     ) -> usize {
         let n = how_many(n);
         if n == 0 {
@@ -910,18 +910,13 @@ impl Notifier {
         if state.is_empty() {
             return 0;
         }
-        self.notify_all_slow(state, |_| {})
+        self.notify_all_slow(state, || {})
     }
 
     /// Pop and notify waiters until `want` were released or none is left,
-    /// calling `delivered(1)` for each before its wake (see `notify_up_to`).
+    /// calling `delivered()` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_slow(
-        &self,
-        mut state: State,
-        want: usize,
-        mut delivered: impl FnMut(usize),
-    ) -> usize {
+    fn notify_slow(&self, mut state: State, want: usize, mut delivered: impl FnMut()) -> usize {
         let mut released = 0;
         loop {
             state.debug_check(self.slots.len());
@@ -948,7 +943,7 @@ impl Notifier {
                     let delivery = slot.deliver();
                     state = popped;
                     if !matches!(delivery, Delivery::Skipped) {
-                        delivered(1);
+                        delivered();
                     }
                     match delivery {
                         Delivery::Skipped => continue,
@@ -967,9 +962,9 @@ impl Notifier {
     }
 
     /// Take the whole stack in one CAS and notify every waiter on it,
-    /// calling `delivered(1)` for each before its wake (see `notify_up_to`).
+    /// calling `delivered()` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut(usize)) -> usize {
+    fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut()) -> usize {
         loop {
             state.debug_check(self.slots.len());
             if state.is_empty() {
@@ -999,7 +994,7 @@ impl Notifier {
             link = slot.next.load(Ordering::Relaxed);
             let delivery = slot.deliver();
             if !matches!(delivery, Delivery::Skipped) {
-                delivered(1);
+                delivered();
             }
             match delivery {
                 Delivery::Skipped => {}

@@ -598,8 +598,7 @@ impl NotifierSleep {
     /// `notify_one`, crediting a wake it delivers to `waking` before the
     /// wake's system call (`Notifier::notify_up_to`).
     fn wake_one(&self) {
-        self.notifier
-            .notify_up_to(1, |n| n, |woken| self.idle.credit(woken));
+        self.notifier.notify_up_to(1, |n| n, || self.idle.credit(1));
     }
 
     /// A post of `n` jobs: wake as many sleepers as the awake idle workers
@@ -625,7 +624,7 @@ impl NotifierSleep {
             // that posts during the system call rely on the woken worker.
             // A worker back before the credit lands is counted once, in
             // `awake_idle` (idle_count.rs).
-            |woken| self.idle.credit(woken),
+            || self.idle.credit(1),
         );
     }
 }
