@@ -44,16 +44,14 @@ OPTIONS:
     --protocol <P>   jec | notifier | rayon | all          [default: all]
     --workload <W>   fib | tree | bursts | all             [default: all]
     --threads <N>    worker threads, 1..=512               [default: cores]
-    --idle <S>,<Y>   our pools' idle policy becomes rayon's fixed rounds:
-                     S spin rounds, then Y yield rounds, then sleep, every
-                     idle worker searching (rayon's own is 0,32)
+    --idle <N>       our pools' idle policy becomes fixed rounds: N yield
+                     rounds, then sleep, every idle worker searching
+                     (rayon's own is 32)
                      [default: the crate's default, IdlePolicy::new(): each
-                     worker learns a search budget in time, 0 to 200 µs,
-                     at most half the pool searches at once, and a pool
-                     that measures oversubscription idles as rayon's; its
+                     worker learns its search budget from what its sleeps
+                     cost, at most half the pool searches at once, and a
+                     pool with more workers than CPUs idles as rayon's; its
                      Debug: {default:?}]
-    --adapt <on|off> whether that policy idles as rayon's while the pool
-                     measures oversubscription  [default: the policy's own]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help
 
@@ -77,7 +75,6 @@ struct Options {
     threads: usize,
     quick: bool,
     policy: IdlePolicy,
-    adapt: Option<bool>,
 }
 
 fn parse_args() -> Result<Option<Options>, String> {
@@ -88,7 +85,6 @@ fn parse_args() -> Result<Option<Options>, String> {
         threads: cores,
         quick: false,
         policy: IdlePolicy::default(),
-        adapt: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -127,23 +123,12 @@ fn parse_args() -> Result<Option<Options>, String> {
             }
             "--idle" => {
                 let text = value("--idle")?;
-                let parsed = text
-                    .split_once(',')
-                    .and_then(|(s, y)| Some((s.parse::<u32>().ok()?, y.parse::<u32>().ok()?)));
-                let Some((spin, yields)) = parsed else {
+                let Ok(rounds) = text.parse::<u32>() else {
                     return Err(format!(
-                        "--idle takes two whole numbers, spin rounds and yield rounds, \
-                         like 0,32; not '{text}'"
+                        "--idle takes a whole number of yield rounds, like 32; not '{text}'"
                     ));
                 };
-                options.policy = IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields);
-            }
-            "--adapt" => {
-                options.adapt = match value("--adapt")?.as_str() {
-                    "on" => Some(true),
-                    "off" => Some(false),
-                    other => return Err(format!("--adapt takes on or off, not '{other}'")),
-                }
+                options.policy = IdlePolicy::rounds(rounds);
             }
             "--threads" => {
                 let text = value("--threads")?;
@@ -158,9 +143,6 @@ fn parse_args() -> Result<Option<Options>, String> {
             }
             other => return Err(format!("unknown argument '{other}'; see --help")),
         }
-    }
-    if let Some(on) = options.adapt {
-        options.policy = options.policy.adapt_to_oversubscription(on);
     }
     Ok(Some(options))
 }

@@ -37,7 +37,7 @@ LAYERS = [
     ["error", "outcome", "round", "stats", "unpark"],
     ["latch"],
     ["idle"],
-    ["protocol"],
+    ["shell", "protocol"],
     ["notifier", "jec"],
     ["waker"],
     ["lib"],

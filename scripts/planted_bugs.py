@@ -55,7 +55,7 @@ CASES = [
         "notifier: a cancel swallows a delivered notification (no forwarding)",
         "src/notifier/mod.rs",
         """            if !state.is_empty() {
-                self.notify_slow(state, 1, || {});
+                self.notify_slow(state, 1, |_| {});
             }""",
         """            let _ = state;""",
         "models::notifier::cancel_racing_notify_keeps_signal_for_other_waiter",
@@ -290,7 +290,7 @@ CASES = [
     ),
     (
         "jec, join-aware: a joining worker takes a searcher slot",
-        "src/idle/searchers.rs",
+        "src/shell/searchers.rs",
         """        kind == WaitKind::Join || self.try_take(held)""",
         """        self.try_take(held)""",
         "models::join::jec_sleep_joiner_never_takes_a_searcher_slot",
@@ -298,7 +298,7 @@ CASES = [
     ),
     (
         "notifier_sleep, join-aware: a joining worker takes a searcher slot",
-        "src/idle/searchers.rs",
+        "src/shell/searchers.rs",
         """        kind == WaitKind::Join || self.try_take(held)""",
         """        self.try_take(held)""",
         "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
@@ -391,7 +391,7 @@ CASES = [
     (
         "notifier_sleep, waking: a post credits the wakes it asked for, not the ones delivered",
         "src/notifier/mod.rs",
-        """        delivered: impl FnMut(),
+        """        delivered: impl FnMut(usize),
     ) -> usize {
         let n = how_many(n);
         if n == 0 {
@@ -404,17 +404,17 @@ CASES = [
         } else {
             self.notify_slow(state, n, delivered)
         }""",
-        """        mut delivered: impl FnMut(),
+        """        mut delivered: impl FnMut(usize),
     ) -> usize {
         let n = how_many(n);
         if n == 0 {
             return 0;
         }
-        (0..n).for_each(|_| delivered());
+        (0..n).for_each(|_| delivered(0));
         if n >= self.slots.len() {
-            self.notify_all_slow(state, || {})
+            self.notify_all_slow(state, |_| {})
         } else {
-            self.notify_slow(state, n, || {})
+            self.notify_slow(state, n, |_| {})
         }""",
         "models::protocols::notifier_sleep_a_woken_worker_covers_the_next_post",
         "a post that found fewer sleepers than jobs credits wakes that never happened: a later "
@@ -614,78 +614,76 @@ CASES = [
         "posts see a crowd of awake idle workers and wake nobody",
     ),
     (
-        "jec, pressure: a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::searcher_cap::jec_sleep_cap_burst_against_full_searchers_oversubscribed",
-        "the pressured phase gives back a slot it never took: the count wraps, and the check at rest fails",
+        "jec, oversized: a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::searcher_cap::jec_sleep_cap_burst_against_full_searchers_oversized",
+        "the oversized pool's phase gives back a slot it never took: the count wraps, and the check at rest fails",
     ),
     (
-        "notifier_sleep, pressure: a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::searcher_cap::notifier_sleep_cap_burst_against_full_searchers_oversubscribed",
-        "the pressured phase gives back a slot it never took: the count wraps, and the check at rest fails",
+        "notifier_sleep, oversized: a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::searcher_cap::notifier_sleep_cap_burst_against_full_searchers_oversized",
+        "the oversized pool's phase gives back a slot it never took: the count wraps, and the check at rest fails",
     ),
     (
-        "jec, pressure: the last searcher forgets the hand-off",
+        "jec, oversized: a worker that leaves its search forgets rayon's wake",
         "src/jec/mod.rs",
-        """            if before.awake_but_idle() == 1 {
-                before.sleeping().min(1)""",
-        """            if before.awake_but_idle() == 1 {
-                0""",
-        "models::searcher_cap::jec_sleep_last_searcher_hands_off_oversubscribed",
+        """            before.sleeping().min(2)""",
+        """            0""",
+        "models::searcher_cap::jec_sleep_last_searcher_hands_off_oversized",
         "with the cap lifted, the post still left its second job to the awake searcher; "
         "nobody wakes the sleeper for it",
     ),
     (
-        "notifier_sleep, pressure: the last searcher forgets the hand-off",
+        "notifier_sleep, oversized: the last searcher forgets the hand-off",
         "src/notifier/sleep.rs",
         """        if left.covering() == 0 {
             self.wake_one();
         }""",
         """        let _ = left.covering();""",
-        "models::searcher_cap::notifier_sleep_last_searcher_hands_off_oversubscribed",
+        "models::searcher_cap::notifier_sleep_last_searcher_hands_off_oversized",
         "with the cap lifted, the post still left its second job to the awake searcher; "
         "nobody wakes the sleeper for it",
     ),
     (
-        "jec, pressure (injected job): a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::protocols::jec_sleep_injected_job_runs_oversubscribed",
-        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
-        "it never took when it gets sleepy",
+        "jec, oversized (injected job): a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::protocols::jec_sleep_injected_job_runs_oversized",
+        "the default policy caps one worker at one searcher; the oversized pool's phase gives back "
+        "a slot it never took when it gets sleepy",
     ),
     (
-        "jec, pressure (latch): a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::protocols::jec_sleep_latch_wakes_owner_oversubscribed",
-        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
-        "it never took when it gets sleepy",
+        "jec, oversized (latch): a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::protocols::jec_sleep_latch_wakes_owner_oversized",
+        "the default policy caps one worker at one searcher; the oversized pool's phase gives back "
+        "a slot it never took when it gets sleepy",
     ),
     (
-        "notifier_sleep, pressure (injected job): a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::protocols::notifier_sleep_injected_job_runs_oversubscribed",
-        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
-        "it never took when it gets sleepy",
+        "notifier_sleep, oversized (injected job): a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::protocols::notifier_sleep_injected_job_runs_oversized",
+        "the default policy caps one worker at one searcher; the oversized pool's phase gives back "
+        "a slot it never took when it gets sleepy",
     ),
     (
-        "notifier_sleep, pressure (latch): a phase the lifted cap admits counts itself as a slot holder",
-        "src/idle/pool.rs",
-        """        pressured || self.slots.may_search(kind, held, idle_counts)""",
-        """        (pressured && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
-        "models::protocols::notifier_sleep_latch_wakes_owner_oversubscribed",
-        "the default policy caps one worker at one searcher; the pressured phase gives back a slot "
-        "it never took when it gets sleepy",
+        "notifier_sleep, oversized (latch): a phase the lifted cap admits counts itself as a slot holder",
+        "src/shell/mod.rs",
+        """        self.setup.oversized || self.slots.may_search(kind, held, idle_counts)""",
+        """        (self.setup.oversized && { *held = true; true }) || self.slots.may_search(kind, held, idle_counts)""",
+        "models::protocols::notifier_sleep_latch_wakes_owner_oversized",
+        "the default policy caps one worker at one searcher; the oversized pool's phase gives back "
+        "a slot it never took when it gets sleepy",
     ),
 ]
 

@@ -6,7 +6,7 @@ use crate::sync::{AtomicU32, Ordering};
 /// budget the wait spends, and whether it counts against a searcher cap
 /// (`src/idle/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum WaitKind {
+pub enum WaitKind {
     /// The worker's top-level idle loop ([`CoreLatch::idle_loop`]): it
     /// waits for new work.
     Idle,

@@ -89,7 +89,8 @@
 // 2. `error`, `outcome`, `round`, `stats`: what calls return; `unpark`:
 //    the hook a scheduler hands in.
 // 3. `latch`: the latch a worker sleeps against, and what it waits for.
-// 4. `idle`: the idle policy, whole.
+// 4. `idle`: the idle policy, pure; `shell`: what both protocols share
+//    about idling, which drives it on the clocks.
 // 5. `protocol`: the `SleepProtocol` trait.
 // 6. `notifier` (the event count, and `NotifierSleep` on it) and `jec`,
 //    neither of which uses the other.
@@ -105,6 +106,7 @@ mod unpark;
 mod latch;
 
 mod idle;
+mod shell;
 
 mod protocol;
 
@@ -120,6 +122,16 @@ mod waker;
 mod models;
 #[cfg(test)]
 mod test_support;
+
+/// The idle policy's pure state machine, for the repository's simulator
+/// and trace tools: not a stable API, and only with the `policy-tools`
+/// feature.
+#[cfg(feature = "policy-tools")]
+#[doc(hidden)]
+pub mod policy_tools {
+    pub use crate::idle::{IdlePeriod, IdlePolicy, Learner, Setup, Step};
+    pub use crate::latch::WaitKind;
+}
 
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}

@@ -271,7 +271,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// use std::time::{Duration, Instant};
     ///
     /// let unpark: Unpark = Arc::new(|_worker| {}); // nobody else here to wake it
-    /// let policy = IdlePolicy::rayon().spin_rounds(0).yield_rounds(0);
+    /// let policy = IdlePolicy::rounds(0);
     /// let sleep = NotifierSleep::try_with_unpark(1, policy, unpark).unwrap();
     /// let latch = CoreLatch::idle_loop();
     /// let deadline = Instant::now() + Duration::from_millis(1);
@@ -305,9 +305,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// sleep). A `true` may take one of the cap's slots for this search,
     /// which the worker holds until its announcement or the end of its
     /// search. `latch` is the one the worker's rounds wait on: a joining
-    /// worker is never capped, and neither is a pool whose policy finds it
-    /// oversubscribed ([`IdlePolicy::adapt_to_oversubscription`],
-    /// [`IdlePolicy::assume_oversubscribed`]).
+    /// worker is never capped, and neither is a pool that the default
+    /// policy finds has more workers than CPUs ([`IdlePolicy`]).
     ///
     /// The default answers `true` (a protocol without a cap).
     ///
@@ -317,10 +316,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
     ///
     /// // 2 searchers at most, even where 4 workers outnumber the CPUs.
-    /// let policy = IdlePolicy::default()
-    ///     .max_searching_half()
-    ///     .adapt_to_oversubscription(false);
-    /// let sleep = JecSleep::with_policy(4, policy);
+    /// let sleep = JecSleep::with_policy(4, IdlePolicy::tokio());
     /// let latch = CoreLatch::idle_loop();
     /// let mut a = sleep.start_looking(0);
     /// let mut b = sleep.start_looking(1);

@@ -21,7 +21,7 @@
 /// ```
 /// use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol};
 ///
-/// let sleep = NotifierSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(1));
+/// let sleep = NotifierSleep::with_policy(1, IdlePolicy::rounds(1));
 /// let latch = CoreLatch::idle_loop();
 /// let mut idle = sleep.start_looking(0);
 /// assert_eq!(sleep.no_work_found(&mut idle, &latch, || false), Round::Searched);

@@ -153,7 +153,7 @@ fn every_job_runs<S: SleepProtocol + 'static>(name: &str, spurious: bool) {
     const JOBS: usize = 2_000;
     with_progress_watchdog(name, move |heartbeat| {
         let parkers = Parkers::new(WORKERS, spurious);
-        let policy = IdlePolicy::rayon().spin_rounds(0).yield_rounds(1);
+        let policy = IdlePolicy::rounds(1);
         let shared = Arc::new(Shared {
             sleep: S::try_with_unpark(WORKERS, policy, parkers.hook()).unwrap(),
             jobs: AtomicUsize::new(0),
@@ -290,7 +290,7 @@ fn a_park_that_returns_unwoken_withdraws_the_waiter() {
 /// The rounds of one worker, as a scheduler's metrics see them.
 fn rounds_report_what_happened<S: SleepProtocol>() {
     let parkers = Parkers::new(1, false);
-    let policy = IdlePolicy::rayon().spin_rounds(0).yield_rounds(1);
+    let policy = IdlePolicy::rounds(1);
     let sleep = S::try_with_unpark(1, policy, parkers.hook()).unwrap();
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
@@ -362,7 +362,7 @@ fn jec_sleep_rounds_report_what_happened() {
 /// An external park on a protocol built without a hook panics before
 /// anything is written, and the protocol is left as it was.
 fn parking_without_a_hook_panics<S: SleepProtocol>(name: &str) {
-    let sleep = S::try_with_policy(1, IdlePolicy::rayon().spin_rounds(0).yield_rounds(0)).unwrap();
+    let sleep = S::try_with_policy(1, IdlePolicy::rounds(0)).unwrap();
     let latch = CoreLatch::idle_loop();
     let message = panic_message(|| {
         let mut idle = sleep.start_looking(0);
@@ -409,12 +409,10 @@ fn commit_wait_parked_without_a_hook_panics_and_cancels() {
 }
 
 /// The searcher query under a cap of half the workers. Four workers may
-/// outnumber the machine's CPUs, and an oversubscribed pool lifts the cap:
-/// the policy here keeps it.
+/// outnumber the machine's CPUs, where the default lifts its cap: tokio's
+/// policy keeps it.
 fn capped_workers_may_not_search<S: SleepProtocol>() {
-    let policy = IdlePolicy::default()
-        .max_searching_half()
-        .adapt_to_oversubscription(false);
+    let policy = IdlePolicy::tokio();
     let sleep = S::try_with_policy(4, policy).unwrap();
     let latch = CoreLatch::idle_loop();
     let job = CoreLatch::new();

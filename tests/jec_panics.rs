@@ -26,7 +26,7 @@ fn new_with_too_many_workers_panics() {
 #[test]
 #[should_panic(expected = "supports at most 65535 workers")]
 fn with_policy_with_too_many_workers_panics() {
-    let _ = JecSleep::with_policy(100_000, IdlePolicy::rayon().yield_rounds(1));
+    let _ = JecSleep::with_policy(100_000, IdlePolicy::rounds(1));
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn try_with_policy_at_the_limit_is_ok() {
 /// the way out.
 #[test]
 fn a_worker_unwinding_while_idle_ends_its_search() {
-    let sleep = JecSleep::with_policy(2, IdlePolicy::rayon().yield_rounds(0));
+    let sleep = JecSleep::with_policy(2, IdlePolicy::rounds(0));
     let latch = CoreLatch::new();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let mut idle = sleep.start_looking(0);
@@ -204,7 +204,7 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
 /// must not stay SLEEPING (so a later `set` does not report a sleeper).
 #[test]
 fn a_panicking_final_check_leaves_no_phantom_sleeper() {
-    let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+    let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     sleep.no_work_found(&mut idle, &latch, || false); // sleepy round
@@ -222,7 +222,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
 /// puts the latch back.
 #[test]
 fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
-    let sleep = NotifierSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+    let sleep = NotifierSleep::with_policy(1, IdlePolicy::rounds(0));
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     // The announcement round: on the waiter stack, no check yet.

@@ -10,7 +10,7 @@
 //! other work or sleeping, until whoever runs the child sets the latch
 //! (`set_latch`). Outside threads inject in bursts, then one job at a
 //! time with pauses so that workers keep falling asleep. The pool runs with
-//! the default policy, an eager one (`yield_rounds(2)`), and timed sleeps
+//! the default policy, an eager one (`IdlePolicy::rounds(2)`), and timed sleeps
 //! (`no_work_found_until`); two more tests run it dry and check that every
 //! worker ends up asleep, by the counters and by `sleeping_workers()`, and
 //! that a single job injected then wakes somebody.
@@ -622,14 +622,14 @@ fn stress_default_policy() {
     );
 }
 
-/// Every idle phase pressured: yield rounds, a search after an empty wake,
-/// no cap. The default is pressured here only while the machine has fewer
-/// CPUs than the pool has workers; this runs it on any machine.
+/// rayon's policy: 32 yield rounds, a search after every wake, no cap. The
+/// default idles so only where the pool has more workers than the machine
+/// has CPUs; this runs it on any machine.
 #[test]
-fn stress_assumed_oversubscribed() {
+fn stress_rayon_policy() {
     stress(
-        "stress_assumed_oversubscribed",
-        IdlePolicy::new().assume_oversubscribed(),
+        "stress_rayon_policy",
+        IdlePolicy::rayon(),
         None,
         PER_INJECTOR,
     );
@@ -639,7 +639,7 @@ fn stress_assumed_oversubscribed() {
 fn stress_eager_policy() {
     stress(
         "stress_eager_policy",
-        IdlePolicy::rayon().yield_rounds(2),
+        IdlePolicy::rounds(2),
         None,
         PER_INJECTOR,
     );
@@ -652,7 +652,7 @@ fn stress_eager_policy() {
 fn stress_timed_sleeps() {
     stress(
         "stress_timed_sleeps",
-        IdlePolicy::rayon().yield_rounds(2),
+        IdlePolicy::rounds(2),
         Some(Duration::from_micros(200)),
         PER_INJECTOR,
     );
@@ -714,17 +714,11 @@ fn counters_reach_all_asleep_when_idle_default_policy() {
 }
 
 #[test]
-fn counters_reach_all_asleep_when_idle_assumed_oversubscribed() {
-    all_asleep_when_idle(
-        "all_asleep_assumed_oversubscribed",
-        IdlePolicy::new().assume_oversubscribed(),
-    );
+fn counters_reach_all_asleep_when_idle_rayon_policy() {
+    all_asleep_when_idle("all_asleep_rayon_policy", IdlePolicy::rayon());
 }
 
 #[test]
 fn counters_reach_all_asleep_when_idle_eager_policy() {
-    all_asleep_when_idle(
-        "all_asleep_eager_policy",
-        IdlePolicy::rayon().yield_rounds(2),
-    );
+    all_asleep_when_idle("all_asleep_eager_policy", IdlePolicy::rounds(2));
 }

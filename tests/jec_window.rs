@@ -4,7 +4,7 @@
 //! sleep protocol, through its public API only.
 //!
 //! Every test uses a policy that gets sleepy at the first empty round
-//! (`yield_rounds(0)`), so round 0 announces sleepiness and round 1 tries to
+//! (`IdlePolicy::rounds(0)`), so round 0 announces sleepiness and round 1 tries to
 //! sleep. Work is posted from inside the protocol's windows, either between
 //! two `no_work_found` calls or from the `has_work` closure, which
 //! runs while the worker is registered as a sleeper. A test that could block
@@ -26,7 +26,7 @@ const UNSET: &str = "CoreLatch { state: \"unset\", waits_for: \"a job\" }";
 
 /// Sleepy at the first empty round, tries to sleep at the second.
 fn eager(workers: usize) -> JecSleep {
-    JecSleep::with_policy(workers, IdlePolicy::rayon().yield_rounds(0))
+    JecSleep::with_policy(workers, IdlePolicy::rounds(0))
 }
 
 /// A round that must return before the worker registers as a sleeper: the
@@ -459,8 +459,7 @@ fn counters_return_to_zero_after_a_final_check_that_found_work() {
 fn rayon_policy_gets_sleepy_after_its_yield_rounds() {
     let sleep = JecSleep::with_policy(1, IdlePolicy::rayon());
     let latch = CoreLatch::idle_loop();
-    let rounds = sleep.policy().rounds_until_sleepy().unwrap();
-    assert_eq!(rounds, 32);
+    let rounds = 32;
     let mut idle = sleep.start_looking(0);
     let check = FinalCheck::new();
     for round in 0..rounds {
@@ -478,37 +477,15 @@ fn rayon_policy_gets_sleepy_after_its_yield_rounds() {
     end_search(&sleep, idle, "rayon's policy");
 }
 
-/// A fresh worker's top-level budget is the default's lower bound, zero:
-/// with detection off it gets sleepy at its first empty round, and an idle
-/// pool sleeps at once.
+/// A fresh worker has not measured what a sleep costs, so its budget is
+/// zero: it gets sleepy at its first empty round, and an idle pool sleeps
+/// at once.
 #[test]
-fn default_policy_starts_with_no_search_in_the_idle_loop() {
-    let sleep = JecSleep::with_policy(1, IdlePolicy::new().adapt_to_oversubscription(false));
-    let latch = CoreLatch::idle_loop();
-    let mut idle = sleep.start_looking(0);
-    sleepy_round(&sleep, &mut idle, &latch, "the first empty round");
-    let found = final_check_finds_work(&sleep, &mut idle, &latch);
-    assert_eq!(found.sleeping(), 0, "{found:?}");
-    end_search(&sleep, idle, "the default policy");
-}
-
-/// With detection on (the default), a search whose budget is zero still
-/// makes one round, the probe whose yield detection times; it gets sleepy
-/// at the next. One worker is never more than the CPUs, and one probe
-/// cannot make the pool pressured.
-#[test]
-fn default_policy_probes_one_round_before_it_gets_sleepy() {
+fn default_policy_starts_with_no_search() {
     let sleep = JecSleep::new(1);
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
-    let check = FinalCheck::new();
-    sleep.no_work_found(&mut idle, &latch, check.unreached());
-    assert!(
-        sleep.counters().jec_is_active(),
-        "sleepy at the probe round"
-    );
-    assert_eq!(idle.rounds(), 1);
-    sleepy_round(&sleep, &mut idle, &latch, "the round after the probe");
+    sleepy_round(&sleep, &mut idle, &latch, "the first empty round");
     let found = final_check_finds_work(&sleep, &mut idle, &latch);
     assert_eq!(found.sleeping(), 0, "{found:?}");
     end_search(&sleep, idle, "the default policy");

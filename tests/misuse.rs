@@ -25,7 +25,7 @@ const ROUNDS: usize = 1_000;
 /// A protocol of `workers` workers that gets sleepy at the first empty
 /// round and tries to sleep at the second.
 fn eager<S: SleepProtocol>(workers: usize) -> S {
-    S::try_with_policy(workers, IdlePolicy::rayon().yield_rounds(0)).unwrap()
+    S::try_with_policy(workers, IdlePolicy::rounds(0)).unwrap()
 }
 
 /// One empty round, timed (with a deadline only a hang reaches) or not.

@@ -26,19 +26,20 @@ const THREADS: usize = 8;
 type MakeProtocol = Box<dyn Fn(usize) -> Protocol + Send + Sync>;
 
 /// Both protocols, each with the default policy, a short one, the
-/// searcher cap (one searcher at a time, the tightest cap), and every phase
-/// pressured (whatever this machine's CPU count makes of the default).
+/// searcher cap (one searcher at a time, the tightest cap), and rayon's
+/// (what the default becomes in a pool with more workers than CPUs,
+/// whatever this machine's CPU count).
 fn protocols() -> Vec<(&'static str, MakeProtocol)> {
-    let capped = IdlePolicy::rayon().yield_rounds(2).max_searching(1);
-    let pressured = IdlePolicy::new().assume_oversubscribed();
+    let capped = IdlePolicy::rounds(2).max_searching(1);
+    let rayon = IdlePolicy::rayon();
     vec![
         (
-            "jec-pressured",
-            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, pressured))),
+            "jec-rayon",
+            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, rayon))),
         ),
         (
-            "notifier-pressured",
-            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, pressured))),
+            "notifier-rayon",
+            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, rayon))),
         ),
         (
             "jec-cap",
@@ -51,12 +52,7 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
         ("jec", Box::new(|n| Protocol::Jec(JecSleep::new(n)))),
         (
             "jec-short",
-            Box::new(|n| {
-                Protocol::Jec(JecSleep::with_policy(
-                    n,
-                    IdlePolicy::rayon().yield_rounds(2),
-                ))
-            }),
+            Box::new(|n| Protocol::Jec(JecSleep::with_policy(n, IdlePolicy::rounds(2)))),
         ),
         (
             "notifier",
@@ -64,12 +60,7 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
         ),
         (
             "notifier-short",
-            Box::new(|n| {
-                Protocol::Notifier(NotifierSleep::with_policy(
-                    n,
-                    IdlePolicy::rayon().yield_rounds(2),
-                ))
-            }),
+            Box::new(|n| Protocol::Notifier(NotifierSleep::with_policy(n, IdlePolicy::rounds(2)))),
         ),
     ]
 }

@@ -178,7 +178,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
     with_watchdog(
         "a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself",
         || {
-            let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+            let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
             let latch = CoreLatch::new();
             let deadline = Instant::now() + Duration::from_millis(5);
             let mut idle = sleep.start_looking(0);
@@ -199,10 +199,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
 fn jec_timed_sleepers_and_posters_keep_counts_exact() {
     with_watchdog("jec_timed_sleepers_and_posters_keep_counts_exact", || {
         const WORKERS: usize = 12;
-        let sleep = Arc::new(JecSleep::with_policy(
-            WORKERS,
-            IdlePolicy::rayon().yield_rounds(1),
-        ));
+        let sleep = Arc::new(JecSleep::with_policy(WORKERS, IdlePolicy::rounds(1)));
         let jobs = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let start = Arc::new(Barrier::new(WORKERS + 1));
@@ -324,16 +321,13 @@ fn rounds_after_the_deadline_time_out_at_once<S: AwakeIdle>(
 
 #[test]
 fn jec_sleep_rounds_after_the_deadline_time_out_at_once() {
-    rounds_after_the_deadline_time_out_at_once::<JecSleep>(IdlePolicy::rayon().yield_rounds(1), 1);
+    rounds_after_the_deadline_time_out_at_once::<JecSleep>(IdlePolicy::rounds(1), 1);
     rounds_after_the_deadline_time_out_at_once::<JecSleep>(IdlePolicy::rayon(), 0);
 }
 
 #[test]
 fn notifier_sleep_rounds_after_the_deadline_time_out_at_once() {
-    rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(
-        IdlePolicy::rayon().yield_rounds(1),
-        0,
-    );
+    rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(IdlePolicy::rounds(1), 0);
     rounds_after_the_deadline_time_out_at_once::<NotifierSleep>(IdlePolicy::rayon(), 0);
 }
 
@@ -347,7 +341,7 @@ fn notifier_sleep_round_after_the_deadline_keeps_its_notification() {
     with_watchdog(
         "notifier_sleep_round_after_the_deadline_keeps_its_notification",
         || {
-            let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().yield_rounds(0));
+            let sleep = NotifierSleep::with_policy(2, IdlePolicy::rounds(0));
             let (latch0, latch1) = (CoreLatch::idle_loop(), CoreLatch::idle_loop());
             let far = Instant::now() + 2 * WATCHDOG;
             let mut idle0 = sleep.start_looking(0);

@@ -9,6 +9,9 @@
 //! - The wake workloads, each written once over any peer: [`pingpong`]
 //!   (B2), [`fanout`] (B3) and [`bursty`] (B4).
 //!
+//! - [`sim`]: the idle policy on a virtual clock, against fixed budgets,
+//!   the clairvoyant policy and rayon's rounds (`policy-sim`).
+//!
 //! The fork-join workloads (B5-B8) are in `eventcount-workload`, and the
 //! pool they run on in `eventcount-pool`. Nothing here asserts a timing.
 
@@ -24,4 +27,5 @@ pub mod bursty;
 pub mod fanout;
 pub mod peer;
 pub mod pingpong;
+pub mod sim;
 pub mod threads;

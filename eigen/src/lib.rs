@@ -17,10 +17,9 @@
 //!   its caller's full search is the re-check; and a post reads the awake
 //!   idle count before its first notify's fence (see `new_jobs`).
 //!
-//! Its idle policy is a fixed count of rounds, each a `yield_now` (a
-//! policy's spin rounds are yielded too): the learned budgets in time live
-//! inside eventcount, so a timed policy gets rayon's 32 rounds here. It
-//! never skips a search after an empty wake, and its searcher cap counts
+//! Its idle policy is rayon's 32 rounds of `yield_now`, whatever the
+//! [`IdlePolicy`] says but its searcher cap: eventcount's learned budgets
+//! live inside eventcount. It never skips a search after an empty wake, and its searcher cap counts
 //! every idle worker, a joining one included (eventcount's cap leaves
 //! joining workers out). Benchmarks compare it with
 //! `NotifierSleep` on rayon's policy.
@@ -47,7 +46,6 @@ pub struct EigenSleep {
     events: EventCount,
     /// Workers awake and idle, as in `NotifierSleep`.
     awake_idle: CachePadded<AtomicU32>,
-    policy: IdlePolicy,
     searcher_cap: Option<usize>,
 }
 
@@ -80,18 +78,12 @@ fn stats_from((waits, wakes): (u64, u64)) -> SleepStats {
 }
 
 impl EigenSleep {
-    /// The rounds of the policy: a timed one gets rayon's (see the crate
-    /// docs).
-    fn rounds_until_sleepy(&self) -> u32 {
-        self.policy
-            .rounds_until_sleepy()
-            .or(IdlePolicy::rayon().rounds_until_sleepy())
-            .unwrap_or(32)
-    }
+    /// rayon's rounds (see the crate docs).
+    const ROUNDS_UNTIL_SLEEPY: u32 = 32;
 
     fn first_round(&self, awake_idle: usize) -> u32 {
         match self.searcher_cap {
-            Some(cap) if awake_idle > cap => self.rounds_until_sleepy(),
+            Some(cap) if awake_idle > cap => Self::ROUNDS_UNTIL_SLEEPY,
             _ => 0,
         }
     }
@@ -103,7 +95,7 @@ impl EigenSleep {
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
     ) -> Round {
-        if idle.rounds < self.rounds_until_sleepy() {
+        if idle.rounds < Self::ROUNDS_UNTIL_SLEEPY {
             std::thread::yield_now();
             idle.rounds += 1;
             return Round::Searched;
@@ -171,7 +163,6 @@ impl SleepProtocol for EigenSleep {
             events: EventCount::new(workers),
             awake_idle: CachePadded::new(AtomicU32::new(0)),
             searcher_cap: policy.searcher_cap(workers),
-            policy,
         })
     }
 

@@ -42,11 +42,10 @@ type Protocol = eventcount::NotifierSleep;
 #[cfg(not(any(feature = "notifier", feature = "eigen")))]
 type Protocol = eventcount::JecSleep;
 
-// The policy: eventcount's default (a search budget in time that each
-// worker learns, and at most half the pool searching) unless a feature
-// picks another, in this order of precedence, lowest first: `pressured` is
-// the default, assuming the machine oversubscribed (every idle phase
-// pressured), `nocap` is the default without its searcher cap,
+// The policy: eventcount's default (a search budget that each worker
+// learns, and at most half the pool searching) unless a feature picks
+// another, in this order of precedence, lowest first: `nocap` is the
+// default without its searcher cap,
 // `rayon-policy` is rayon's 32 yield
 // rounds, and `pr1314-adaptive` and `pr1314-bounded` are the two policies
 // of rayon PR #1314 (on rayon's rounds).
@@ -58,8 +57,6 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
     IdlePolicy::rayon()
 } else if cfg!(feature = "nocap") {
     IdlePolicy::new().max_searching_all()
-} else if cfg!(feature = "pressured") {
-    IdlePolicy::new().assume_oversubscribed()
 } else {
     IdlePolicy::new()
 };
@@ -67,10 +64,8 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
 /// The policy of a pool about to be built: `POLICY`, except with the
 /// `fixed-budget` feature, which eventcount's benchmarks use to sweep
 /// fixed search budgets on the build of the default policy: there, if
-/// `EVENTCOUNT_SEARCH_BUDGET_US` is set when the pool is built, `POLICY`
-/// with its search budget fixed at that many microseconds and without the
-/// switch to rayon's policy under oversubscription (a fixed point of the
-/// sweep must not adapt).
+/// `EVENTCOUNT_SEARCH_BUDGET_US` is set when the pool is built, the
+/// default with its search budget fixed at that many microseconds.
 fn policy() -> IdlePolicy {
     if !cfg!(feature = "fixed-budget") {
         return POLICY;
@@ -85,10 +80,7 @@ fn policy() -> IdlePolicy {
              not a whole number of microseconds"
         );
     };
-    let budget = std::time::Duration::from_micros(us);
-    POLICY
-        .search_budget(budget, budget)
-        .adapt_to_oversubscription(false)
+    IdlePolicy::fixed_budget(std::time::Duration::from_micros(us))
 }
 // eventcount-choice: end
 

@@ -38,9 +38,9 @@ pub struct Options {
     #[arg(long, default_value_t = 11)]
     rounds: usize,
     /// The builds to compare with stock rayon (always run, twice):
-    /// comma-separated names from jec, jec-nocap, jec-pressured, notifier,
-    /// notifier-nocap, notifier-pressured, jec-rayon, notifier-rayon,
-    /// pr1314-adaptive, pr1314-bounded, eigen, or `all`.
+    /// comma-separated names from jec, jec-nocap, notifier,
+    /// notifier-nocap, jec-rayon, notifier-rayon, pr1314-adaptive,
+    /// pr1314-bounded, eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
     builds: Builds,
     /// Print the rows as JSON instead of the table.
@@ -59,6 +59,12 @@ pub struct Options {
     /// The fixed search budgets of --oracle, in µs [default: 0,10,25,50,100,200,500].
     #[arg(long, value_name = "LIST", requires = "oracle")]
     budgets: Option<Budgets>,
+    /// Record the idle gaps of every run of a patched build on its own
+    /// policy into DIR, one file per case and build (appended round after
+    /// round), for `policy-sim --trace`: the builds get eventcount's
+    /// `policy-tools` feature.
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
 }
 
 /// One build of the workloads: stock rayon, or rayon-core patched onto a
@@ -116,13 +122,11 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
     }
 }
 
-const PATCHED: [Build; 11] = [
+const PATCHED: [Build; 9] = [
     patched("jec", Protocol::Jec, None),
     patched("jec-nocap", Protocol::Jec, Some("nocap")),
-    patched("jec-pressured", Protocol::Jec, Some("pressured")),
     patched("notifier", Protocol::Notifier, None),
     patched("notifier-nocap", Protocol::Notifier, Some("nocap")),
-    patched("notifier-pressured", Protocol::Notifier, Some("pressured")),
     patched("jec-rayon", Protocol::Jec, Some("rayon-policy")),
     patched("notifier-rayon", Protocol::Notifier, Some("rayon-policy")),
     patched("pr1314-adaptive", Protocol::Jec, Some("pr1314-adaptive")),
@@ -157,12 +161,16 @@ impl Build {
         format!("workload-{}", self.name)
     }
 
-    /// The rayon-core dependency of this build's workload crate.
-    fn rayon_core(&self) -> String {
+    /// The rayon-core dependency of this build's workload crate, recording
+    /// its gaps if `record`.
+    fn rayon_core(&self, record: bool) -> String {
         let Some(protocol) = self.protocol else {
             return format!("\"={RAYON_CORE_VERSION}\"");
         };
         let mut features = vec![format!("\"{}\"", protocol.feature())];
+        if record {
+            features.push("\"policy-tools\"".to_string());
+        }
         if let Some(policy) = self.policy {
             features.push(format!("\"{policy}\""));
         }
@@ -350,6 +358,9 @@ struct Run<'a> {
     name: String,
     binary: &'a Path,
     budget_us: Option<u32>,
+    /// Where its gaps go, for a patched build on its own policy with
+    /// `--record`: a directory, the file named by case and run.
+    record: Option<&'a Path>,
 }
 
 /// Build everything, run every case, print the report. Ok(false) if the
@@ -378,7 +389,11 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             builds.push(build);
         }
     }
-    let binaries = build(scratch, &tree.root, &builds)?;
+    let record = options.record.as_deref();
+    if let Some(dir) = record {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let binaries = build(scratch, &tree.root, &builds, record.is_some())?;
     // Every round runs the stock binary twice, as "stock" and "stock
     // again", and a swept protocol's default build once more per budget.
     let mut runs: Vec<Run> = builds
@@ -387,6 +402,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
             name: b.name.to_string(),
             binary: binaries[b.name].as_path(),
             budget_us: None,
+            record: record.filter(|_| b.protocol.is_some()),
         })
         .collect();
     for &protocol in sweep {
@@ -395,6 +411,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
                 name: protocol.variant(us),
                 binary: binaries[sweep_build(protocol).name].as_path(),
                 budget_us: Some(us),
+                record: None,
             });
         }
     }
@@ -402,9 +419,15 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
         name: STOCK_AGAIN.to_string(),
         binary: binaries[STOCK.name].as_path(),
         budget_us: None,
+        record: None,
     });
 
-    let calibration = workload(&binaries[STOCK.name], &["calibrate".to_string()], None)?;
+    let calibration = workload(
+        &binaries[STOCK.name],
+        &["calibrate".to_string()],
+        None,
+        None,
+    )?;
     let iters = calibration["iters"].as_u64().unwrap_or(1) as u32;
     let useful_us = calibration["useful_us"].as_f64().unwrap_or(f64::NAN);
 
@@ -506,7 +529,21 @@ fn measure(
     for round in 0..rounds {
         let mut checks = Vec::new();
         for run in rotated(runs, round) {
-            let report = workload(run.binary, &case.args, run.budget_us)?;
+            let trace = run.record.map(|dir| {
+                let name = format!("{}-{}-{}.gaps", case.bench, case.label, run.name);
+                let name: String = name
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                dir.join(name)
+            });
+            let report = workload(run.binary, &case.args, run.budget_us, trace.as_deref())?;
             for &(metric, _) in case.metrics {
                 let value = report[metric].as_f64().ok_or_else(|| {
                     format!("workload {:?} printed no {metric}: {report}", case.args)
@@ -640,6 +677,7 @@ fn build(
     scratch: &Path,
     patched: &Path,
     builds: &[&Build],
+    record: bool,
 ) -> Result<BTreeMap<&'static str, PathBuf>, Error> {
     let source = crate::repo_root().join("interop/workload/main.rs");
     // The workloads themselves, by path: cargo builds them against the
@@ -682,7 +720,7 @@ serde_json = "1"
 [workspace]
 "#,
                 path = Value::String(source.display().to_string()),
-                rayon_core = build.rayon_core(),
+                rayon_core = build.rayon_core(record),
                 workload = Value::String(workload.display().to_string()),
             ),
         )?;
@@ -731,9 +769,19 @@ serde_json = "1"
 /// the variable is removed from it, so that a build with the
 /// `fixed-budget` feature runs its own policy whatever the caller's
 /// environment holds.
-fn workload(binary: &Path, args: &[String], budget_us: Option<u32>) -> Result<Value, Error> {
+/// With `trace`, the workers' idle gaps are appended to that file.
+fn workload(
+    binary: &Path,
+    args: &[String],
+    budget_us: Option<u32>,
+    trace: Option<&Path>,
+) -> Result<Value, Error> {
     let mut command = std::process::Command::new(binary);
     command.args(args);
+    match trace {
+        Some(path) => command.env("EVENTCOUNT_GAP_TRACE", path),
+        None => command.env_remove("EVENTCOUNT_GAP_TRACE"),
+    };
     match budget_us {
         Some(us) => command.env(BUDGET_VARIABLE, us.to_string()),
         None => command.env_remove(BUDGET_VARIABLE),
@@ -971,12 +1019,13 @@ mod tests {
             assert_eq!(build.policy, None);
             assert!(build.fixed_budget);
             assert!(build
-                .rayon_core()
+                .rayon_core(false)
                 .contains(&format!("\"{BUDGET_FEATURE}\"")));
         }
         // Only the defaults carry the feature.
         for build in PATCHED.iter().filter(|b| b.policy.is_some()) {
-            assert!(!build.fixed_budget && !build.rayon_core().contains(BUDGET_FEATURE));
+            assert!(!build.fixed_budget && !build.rayon_core(false).contains(BUDGET_FEATURE));
+            assert!(build.rayon_core(true).contains("\"policy-tools\""));
         }
     }
 
@@ -984,8 +1033,7 @@ mod tests {
     fn the_shim_and_the_patch_know_the_fixed_budget() {
         assert!(patch::SHIM.contains(&format!("cfg!(feature = \"{BUDGET_FEATURE}\")")));
         assert!(patch::SHIM.contains(&format!("\"{BUDGET_VARIABLE}\"")));
-        // A point of the sweep must not adapt.
-        assert!(patch::SHIM.contains(".adapt_to_oversubscription(false)"));
+        assert!(patch::SHIM.contains("IdlePolicy::fixed_budget("));
     }
 
     #[test]

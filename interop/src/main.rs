@@ -128,13 +128,8 @@ impl Which {
 
 /// The policy features of the patched rayon-core (see the shim), lowest
 /// precedence first. Without one, it runs eventcount's default policy.
-pub const POLICY_FEATURES: [&str; 5] = [
-    "pressured",
-    "nocap",
-    "rayon-policy",
-    "pr1314-adaptive",
-    "pr1314-bounded",
-];
+pub const POLICY_FEATURES: [&str; 4] =
+    ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
 
 /// The policy a build runs, from what `cargo tree -e features -i
 /// rayon-core` printed for it: the feature of highest precedence, or None
@@ -194,14 +189,10 @@ impl Protocol {
 /// An idle policy a patched rayon-core can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Policy {
-    /// eventcount's default: a learned search budget in time, and at most
-    /// half the pool searching.
+    /// eventcount's default: a search budget each worker learns, and at
+    /// most half the pool searching.
     #[value(name = "default")]
     Default,
-    /// The default, assuming the machine oversubscribed: every idle phase
-    /// pressured.
-    #[value(name = "pressured")]
-    Pressured,
     /// The default without its searcher cap.
     #[value(name = "nocap")]
     Nocap,
@@ -218,9 +209,8 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 6] = [
+    pub const ALL: [Policy; 5] = [
         Policy::Default,
-        Policy::Pressured,
         Policy::Nocap,
         Policy::Rayon,
         Policy::Pr1314Adaptive,
@@ -231,7 +221,6 @@ impl Policy {
     pub fn name(self) -> &'static str {
         match self {
             Policy::Default => "default",
-            Policy::Pressured => "pressured",
             Policy::Nocap => "nocap",
             Policy::Rayon => "rayon",
             Policy::Pr1314Adaptive => "pr1314-adaptive",
@@ -244,7 +233,6 @@ impl Policy {
     pub fn feature(self) -> Option<&'static str> {
         match self {
             Policy::Default => None,
-            Policy::Pressured => Some("pressured"),
             Policy::Nocap => Some("nocap"),
             Policy::Rayon => Some("rayon-policy"),
             Policy::Pr1314Adaptive => Some("pr1314-adaptive"),
@@ -256,7 +244,6 @@ impl Policy {
     pub fn expr(self) -> &'static str {
         match self {
             Policy::Default => "IdlePolicy::new()",
-            Policy::Pressured => "IdlePolicy::new().assume_oversubscribed()",
             Policy::Nocap => "IdlePolicy::new().max_searching_all()",
             Policy::Rayon => "IdlePolicy::rayon()",
             Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake(true)",
@@ -269,7 +256,6 @@ impl Policy {
         use eventcount::IdlePolicy;
         match self {
             Policy::Default => IdlePolicy::new(),
-            Policy::Pressured => IdlePolicy::new().assume_oversubscribed(),
             Policy::Nocap => IdlePolicy::new().max_searching_all(),
             Policy::Rayon => IdlePolicy::rayon(),
             Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(true),

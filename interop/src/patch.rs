@@ -14,10 +14,12 @@
 //! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
 //!   peer `eventcount-eigen`, optional) and the features that choose the
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
-//!   (`pressured`, `nocap`, `rayon-policy`, `pr1314-adaptive`,
+//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`,
 //!   `pr1314-bounded`), and
 //!   `fixed-budget`, which fixes the policy's search budget from the
-//!   environment (the oracle sweep of `scripts/rayon-bench --oracle`).
+//!   environment (the oracle sweep of `scripts/rayon-bench --oracle`), and
+//!   `policy-tools`, which records the workers' idle gaps
+//!   (`scripts/rayon-bench --record`).
 //!
 //! A copy for a user's project (`export`, [`Wiring::Fixed`]) differs in the
 //! shim and the manifest only: the shim names one protocol and one policy,
@@ -279,8 +281,8 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
             }
             let feature_lines =
                 "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
-                 pressured = []\nnocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
-                 fixed-budget = []\n";
+                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
+                 fixed-budget = []\npolicy-tools = [\"eventcount/policy-tools\"]\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(
                 "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",

@@ -22,15 +22,10 @@ pub enum PoolKind {
     Jec,
     /// The same without the searcher cap.
     JecNoCap,
-    /// The same, assumed oversubscribed
-    /// ([`IdlePolicy::assume_oversubscribed`]): every idle phase pressured.
-    JecPressured,
     /// The example pool on `NotifierSleep`, with the policy given.
     Notifier,
     /// The same without the searcher cap.
     NotifierNoCap,
-    /// The same, assumed oversubscribed.
-    NotifierPressured,
     /// `JecSleep` with rayon's fixed policy, `IdlePolicy::rayon()`.
     JecRayon,
     /// `JecSleep` with rayon PR #1314's default:
@@ -50,16 +45,14 @@ impl PoolKind {
     /// reference, last.
     pub const ALL: [PoolKind; 3] = [PoolKind::Jec, PoolKind::Notifier, PoolKind::Rayon];
 
-    /// Every pool: each protocol as given, without the searcher cap and
-    /// assumed oversubscribed, rayon's policy and rayon PR #1314's two on
+    /// Every pool: each protocol as given and without the searcher cap,
+    /// rayon's policy and rayon PR #1314's two on
     /// `JecSleep`, the Eigen peer, and rayon last.
-    pub const EVERY: [PoolKind; 11] = [
+    pub const EVERY: [PoolKind; 9] = [
         PoolKind::Jec,
         PoolKind::JecNoCap,
-        PoolKind::JecPressured,
         PoolKind::Notifier,
         PoolKind::NotifierNoCap,
-        PoolKind::NotifierPressured,
         PoolKind::JecRayon,
         PoolKind::Pr1314Adaptive,
         PoolKind::Pr1314Bounded,
@@ -72,10 +65,8 @@ impl PoolKind {
         match self {
             PoolKind::Jec => "jec",
             PoolKind::JecNoCap => "jec-nocap",
-            PoolKind::JecPressured => "jec-pressured",
             PoolKind::Notifier => "notifier",
             PoolKind::NotifierNoCap => "notifier-nocap",
-            PoolKind::NotifierPressured => "notifier-pressured",
             PoolKind::JecRayon => "jec-rayon",
             PoolKind::Pr1314Adaptive => "pr1314-adaptive",
             PoolKind::Pr1314Bounded => "pr1314-bounded",
@@ -104,8 +95,7 @@ enum Inner {
 impl AnyPool {
     /// Start a pool of `kind` with `threads` workers. `Jec` and `Notifier`
     /// idle with `policy`, the `-nocap` kinds with `policy` without its
-    /// searcher cap, the `-pressured` kinds with `policy` assumed
-    /// oversubscribed; the others carry their own policy (rayon's, or rayon
+    /// searcher cap; the others carry their own policy (rayon's, or rayon
     /// PR #1314's, or rayon's pool itself).
     pub fn new(kind: PoolKind, threads: usize, policy: IdlePolicy) -> AnyPool {
         let threads_before = live_threads();
@@ -119,10 +109,8 @@ impl AnyPool {
         let pool = match kind {
             PoolKind::Jec => jec(policy),
             PoolKind::JecNoCap => jec(policy.max_searching_all()),
-            PoolKind::JecPressured => jec(policy.assume_oversubscribed()),
             PoolKind::Notifier => notifier(policy),
             PoolKind::NotifierNoCap => notifier(policy.max_searching_all()),
-            PoolKind::NotifierPressured => notifier(policy.assume_oversubscribed()),
             PoolKind::JecRayon => jec(IdlePolicy::rayon()),
             PoolKind::Pr1314Adaptive => jec(IdlePolicy::rayon().sleep_after_empty_wake(true)),
             PoolKind::Pr1314Bounded => jec(IdlePolicy::rayon().max_searching_busy()),

@@ -2,9 +2,9 @@
 //! search rounds.
 
 use super::JecSleep;
-use crate::idle::IdlePeriod;
 #[cfg(doc)]
 use crate::protocol::SleepProtocol;
+use crate::shell::Period;
 
 /// A worker's search in progress: returned by
 /// [`start_looking`](SleepProtocol::start_looking), passed to
@@ -39,7 +39,7 @@ use crate::protocol::SleepProtocol;
 pub struct JecIdle<'a> {
     pub(super) sleep: &'a JecSleep,
     pub(super) worker: usize,
-    pub(super) period: IdlePeriod,
+    pub(super) period: Period,
     /// The JEC value remembered when this worker got sleepy.
     pub(super) sleepy_jec: Option<u32>,
     /// Whether the worker is in the inactive count: false from a park of

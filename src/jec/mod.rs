@@ -25,11 +25,12 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use crate::error::{all_looking, check_capacity, CapacityError, Count};
-use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
+use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
+use crate::shell::{Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, fence, shared_clock_ns, Ordering};
 use crate::unpark::Unpark;
@@ -105,7 +106,6 @@ pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
     workers: Box<[CachePadded<Worker>]>,
     pool: PoolIdle,
-    policy: IdlePolicy,
     /// Wakes a worker asleep in its caller's `park`
     /// ([`SleepProtocol::no_work_found_parked`]); read only by a waker that
     /// claims one.
@@ -181,7 +181,7 @@ impl JecSleep {
     /// use eventcount::{IdlePolicy, JecSleep};
     ///
     /// let sleep = JecSleep::with_policy(4, IdlePolicy::rayon());
-    /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(32));
+    /// assert_eq!(*sleep.policy(), IdlePolicy::rayon());
     /// ```
     #[track_caller]
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
@@ -213,19 +213,17 @@ impl JecSleep {
         unpark: Option<Unpark>,
     ) -> Result<JecSleep, CapacityError> {
         check_capacity("JecSleep", "workers", workers, MAX_WORKERS)?;
-        let pool = PoolIdle::new(&policy, workers);
         Ok(JecSleep {
             counters: CachePadded::new(AtomicCounters::new(jec)),
             workers: (0..workers)
                 .map(|_| {
                     CachePadded::new(Worker {
                         sleep: WorkerSleep::new(),
-                        idle: WorkerIdle::new(&policy, &pool),
+                        idle: WorkerIdle::default(),
                     })
                 })
                 .collect(),
-            pool,
-            policy,
+            pool: PoolIdle::new(policy, workers),
             unpark,
         })
     }
@@ -239,7 +237,7 @@ impl JecSleep {
     /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
     /// ```
     pub fn policy(&self) -> &IdlePolicy {
-        &self.policy
+        &self.pool.policy
     }
 
     /// A snapshot of the counters (sleeping, inactive, JEC).
@@ -288,7 +286,7 @@ impl JecSleep {
         }
         let before = self.counters.sub_inactive();
         self.pool.slots.release(&mut idle.period.slot);
-        let to_wake = if self.pool.slots.is_capped() {
+        let to_wake = if self.pool.capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
             // search in its place. A post that an awake idle worker covered
             // woke nobody, and that worker may be taking other work: this
@@ -345,27 +343,24 @@ impl JecSleep {
             self.count_inactive(operation, idle.worker);
             idle.counted = true;
         }
-        let step = idle.period.next_step(
-            latch,
-            &self.policy,
-            &self.workers[idle.worker].idle,
-            &self.pool,
-            || self.idle_counts(),
-        );
+        let step = idle
+            .period
+            .round(&self.workers[idle.worker].idle, &self.pool, latch, || {
+                self.idle_counts()
+            });
         match step {
-            Step::Search(pause) => {
-                pause.run();
+            Step::Search => {
+                sync::yield_now();
                 Round::Searched
             }
             Step::Sleepy => {
-                // No longer searching: the slot goes to whoever needs it.
-                self.pool.slots.release(&mut idle.period.slot);
+                // The period gave back its searcher slot.
                 idle.sleepy_jec = Some(self.announce_sleepy());
-                // rayon-core yields here, as in its search rounds. A policy
-                // of no search rounds (tokio's) does not yield at all: the
-                // yield is a system call per idle period, and a pool that
-                // parks at once gains nothing from it.
-                if self.policy.rounds_until_sleepy() != Some(0) {
+                // rayon-core yields here, as in its search rounds. A phase
+                // that searched no round (tokio's policy, a budget of 0)
+                // does not: the yield is a system call, and a worker that
+                // sleeps at once gains nothing from it.
+                if idle.period.rounds() > 0 {
                     sync::yield_now();
                 }
                 Round::Announced
@@ -480,8 +475,8 @@ impl JecSleep {
         //    SLEEPING_EXTERNAL (a waker then calls the hook). A `park` that
         //    returns unclaimed is a timeout: our CAS out of the sleep state
         //    races the wakers, and the winner uncounts us.
-        let counters = &self.workers[idle.worker].idle.counters;
-        idle.period.sleeping(counters);
+        let worker_idle = &self.workers[idle.worker].idle;
+        idle.period.sleeping(worker_idle);
         let external = park.is_some();
         let ended = match park {
             None => {
@@ -493,6 +488,7 @@ impl JecSleep {
             }
             Some(mut park) => {
                 if worker.park_externally() {
+                    worker.count_external_park();
                     park(deadline);
                     if worker.leave_external(park) {
                         withdrew(true, deadline)
@@ -517,12 +513,13 @@ impl JecSleep {
             if external {
                 self.counters.sub_sleeping_and_inactive();
                 idle.counted = false;
+                idle.period.park_returned(worker_idle);
             } else {
                 self.counters.sub_sleeping();
+                idle.period.timed_out(worker_idle);
             }
-            idle.period.timed_out(counters);
         } else {
-            idle.period.woken(counters);
+            idle.period.woken(worker_idle, &self.pool);
         }
         idle.sleepy_jec = None;
         latch.wake_up();
@@ -567,12 +564,16 @@ impl JecSleep {
 
     /// Wake worker `index` if it is asleep or about to be. True if it was.
     fn wake_specific(&self, index: usize) -> bool {
-        let worker = &self.workers[index].sleep;
+        let Worker {
+            sleep: worker,
+            idle,
+        } = &*self.workers[index];
         match worker.claim() {
             Wake::WokeSleeper => {
                 // The waker uncounts the sleeper, before the syscall, so
                 // posters stop counting it at once.
                 self.counters.sub_sleeping();
+                idle.stamp_wake();
                 worker.wake_claimed();
                 true
             }
@@ -580,6 +581,8 @@ impl JecSleep {
                 // As above, with the hook for the syscall: after AWAKE, so
                 // a sleeper that finds CLAIMED and parks again is unparked.
                 self.counters.sub_sleeping();
+                idle.stamp_wake();
+                worker.count_external_wake();
                 worker.release_claimed();
                 if let Some(unpark) = &self.unpark {
                     unpark(index);
@@ -709,7 +712,7 @@ impl SleepProtocol for JecSleep {
         JecIdle {
             sleep: self,
             worker,
-            period: IdlePeriod::new(),
+            period: Period::new(worker),
             sleepy_jec: None,
             counted: true,
         }
@@ -745,7 +748,7 @@ impl SleepProtocol for JecSleep {
     /// ```
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(1));
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(1));
     /// let latch = CoreLatch::new();
     /// let mut idle = sleep.start_looking(0);
     /// sleep.no_work_found(&mut idle, &latch, || false); // yields
@@ -791,7 +794,7 @@ impl SleepProtocol for JecSleep {
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol, WaitOutcome};
     /// use std::time::{Duration, Instant};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rayon().yield_rounds(0));
+    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
     /// let latch = CoreLatch::idle_loop();
     /// let deadline = Instant::now() + Duration::from_millis(2);
     /// let mut idle = sleep.start_looking(0);
@@ -850,7 +853,7 @@ impl SleepProtocol for JecSleep {
             idle.worker
         );
         idle.period
-            .may_search(latch, &self.policy, &self.pool, || self.idle_counts())
+            .may_search(&self.pool, latch, || self.idle_counts())
     }
 
     /// The calling worker's search found work (or the latch it waited on
@@ -887,7 +890,7 @@ impl SleepProtocol for JecSleep {
             idle.worker
         );
         idle.period
-            .found(&self.policy, &self.workers[idle.worker].idle);
+            .found(&self.workers[idle.worker].idle, &self.pool);
         // Dropping the state ends the search: `end_search`.
     }
 
@@ -1088,7 +1091,6 @@ impl std::fmt::Debug for JecSleep {
             .field("counters", &self.counters.load())
             .field("num_sleeping", &self.num_sleeping())
             .field("pool", &self.pool)
-            .field("policy", &self.policy)
             .field("unpark_hook", &self.unpark.is_some())
             .finish()
     }

@@ -19,8 +19,7 @@ use crate::test_support::{
 
 /// One worker, sleepy at the first empty round, JEC starting at `jec | 1`.
 fn eager_at(jec: u32) -> JecSleep {
-    JecSleep::with_initial_jec(1, IdlePolicy::rayon().yield_rounds(0), jec, None)
-        .expect("one worker fits")
+    JecSleep::with_initial_jec(1, IdlePolicy::rounds(0), jec, None).expect("one worker fits")
 }
 
 /// What only a unit test can see after a sleepy round: the worker
@@ -207,7 +206,7 @@ fn an_externally_parked_worker_decodes_and_is_unparked() {
             unparks.fetch_add(1, Ordering::Relaxed);
         })
     };
-    let sleep = JecSleep::try_with_unpark(1, IdlePolicy::rayon().yield_rounds(0), hook).unwrap();
+    let sleep = JecSleep::try_with_unpark(1, IdlePolicy::rounds(0), hook).unwrap();
     assert!(format!("{sleep:?}").contains("unpark_hook: true"));
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);

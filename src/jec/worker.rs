@@ -169,6 +169,16 @@ impl WorkerSleep {
             .is_ok()
     }
 
+    /// Count a sleep in the caller's `park` among this word's sleeps.
+    pub(crate) fn count_external_park(&self) {
+        self.futex.count_external_wait();
+    }
+
+    /// Count a wake through the unpark hook among this word's wakes.
+    pub(crate) fn count_external_wake(&self) {
+        self.futex.count_external_wake();
+    }
+
     /// Sleeper, after its caller's `park` returned: leave
     /// SLEEPING_EXTERNAL. True if it left by its own CAS (no waker came: it
     /// must uncount itself, as after a timeout); false if a waker claimed

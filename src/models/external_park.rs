@@ -33,7 +33,7 @@ use crate::test_support::{rounds_until_slept, wait_unless};
 use crate::unpark::Unpark;
 
 /// Sleepy at the first empty round: no search rounds to explore.
-const EAGER: IdlePolicy = IdlePolicy::rayon().yield_rounds(0);
+const EAGER: IdlePolicy = IdlePolicy::rounds(0);
 
 /// How a model's park behaves.
 #[derive(Clone, Copy, PartialEq, Eq)]

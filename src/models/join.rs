@@ -6,11 +6,10 @@
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
-use std::time::Duration;
 
 use super::searcher_cap::AtRest;
 use super::support::{check, inject_one, join_all, run_one_job, sleep_until_set, spawn_with};
-use crate::idle::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
+use crate::idle::IdlePolicy;
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
 use crate::notifier::NotifierSleep;
@@ -37,10 +36,7 @@ impl SlotOf for NotifierSleep {
 /// largest budget (two rounds under loom), joins too: a round right after
 /// `start_looking` is a search round for anyone the cap admits.
 fn one_searcher<S: SleepProtocol>(workers: usize) -> S {
-    let largest = Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64);
-    let policy = IdlePolicy::new()
-        .search_budget(largest, largest)
-        .max_searching(1);
+    let policy = super::protocols::largest().max_searching(1);
     S::try_with_policy(workers, policy).expect("the workers fit")
 }
 

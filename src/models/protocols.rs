@@ -6,9 +6,9 @@
 //! search budget a timed policy can have: no wake may depend on the budget.
 //! Under loom the largest (the default's upper bound, 200 µs) lasts two
 //! search rounds (`sync/clock.rs`), for a top-level search and a join alike.
-//! They run at both extremes of oversubscription too: the fixed budgets
-//! never adapt, the default detects (and is never pressured under loom),
-//! and the `_oversubscribed` models are pressured in every phase.
+//! The `_oversized` models run the default policy in a pool with more
+//! workers than CPUs, which idles as rayon does: two yield rounds under
+//! loom, a search after every wake, and no cap.
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
@@ -17,35 +17,30 @@ use super::searcher_cap::AtRest;
 use super::support::{
     check, inject_one, join_all, run_one_job, search_until, sleep_until_set, spawn_with, take,
 };
-use crate::idle::{IdlePolicy, DEFAULT_MAX_SEARCH_NS};
+use crate::idle::IdlePolicy;
 use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
 use crate::notifier::NotifierSleep;
 use crate::protocol::SleepProtocol;
+use crate::shell::with_model_cpus;
+use crate::sync::LOOM_STEP;
 use std::time::Duration;
 
 /// Sleepy at the first empty round: no yield rounds to blow up the state
 /// space.
-const EAGER: IdlePolicy = IdlePolicy::rayon().yield_rounds(0);
+const EAGER: IdlePolicy = IdlePolicy::rounds(0);
 
-/// A timed policy fixed at the default's smallest budget: no search round
-/// (no probe round either: it does not adapt to oversubscription).
-const SMALLEST: IdlePolicy = IdlePolicy::new()
-    .search_budget(Duration::ZERO, Duration::ZERO)
-    .adapt_to_oversubscription(false);
+/// The default's shape with a budget of 0: no search round.
+fn smallest() -> IdlePolicy {
+    IdlePolicy::fixed_budget(Duration::ZERO)
+}
 
-/// A timed policy fixed at the default's largest budget: two search rounds
-/// under loom, before every sleep, in the idle loop and in a join.
-const LARGEST: IdlePolicy = IdlePolicy::new()
-    .search_budget(
-        Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
-        Duration::from_nanos(DEFAULT_MAX_SEARCH_NS as u64),
-    )
-    .adapt_to_oversubscription(false);
-
-/// The default policy with every phase pressured: two yield rounds under
-/// loom, even after an empty wake, outside the cap, learning nothing.
-const OVERSUBSCRIBED: IdlePolicy = IdlePolicy::new().assume_oversubscribed();
+/// The default's shape with the largest budget the models search: two
+/// search rounds under loom, before every sleep, in the idle loop and in a
+/// join.
+pub(super) fn largest() -> IdlePolicy {
+    IdlePolicy::fixed_budget(Duration::from_nanos(2 * LOOM_STEP))
+}
 
 /// One worker with `policy`.
 fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {
@@ -198,7 +193,7 @@ fn notifier_sleep_a_woken_worker_covers_the_next_post() {
 /// counts end at rest.
 fn round_past_its_deadline_keeps_the_job<S: AtRest + 'static>() {
     check(2, || {
-        let sleep = Arc::new(one_worker::<S>(IdlePolicy::rayon().yield_rounds(1)));
+        let sleep = Arc::new(one_worker::<S>(IdlePolicy::rounds(1)));
         let injector = Arc::new(AtomicUsize::new(0));
         let worker = spawn_with!(sleep, injector => {
             let latch = CoreLatch::idle_loop();
@@ -245,22 +240,22 @@ fn jec_sleep_latch_wakes_owner() {
 
 #[test]
 fn notifier_sleep_latch_wakes_owner_smallest_budget() {
-    latch_wakes_owner::<NotifierSleep>(SMALLEST);
+    latch_wakes_owner::<NotifierSleep>(smallest());
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner_smallest_budget() {
-    latch_wakes_owner::<JecSleep>(SMALLEST);
+    latch_wakes_owner::<JecSleep>(smallest());
 }
 
 #[test]
 fn notifier_sleep_latch_wakes_owner_largest_budget() {
-    latch_wakes_owner::<NotifierSleep>(LARGEST);
+    latch_wakes_owner::<NotifierSleep>(largest());
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner_largest_budget() {
-    latch_wakes_owner::<JecSleep>(LARGEST);
+    latch_wakes_owner::<JecSleep>(largest());
 }
 
 #[test]
@@ -295,27 +290,26 @@ fn jec_sleep_injected_job_runs() {
 
 #[test]
 fn notifier_sleep_injected_job_runs_smallest_budget() {
-    injected_job_runs::<NotifierSleep>(SMALLEST);
+    injected_job_runs::<NotifierSleep>(smallest());
 }
 
 #[test]
 fn jec_sleep_injected_job_runs_smallest_budget() {
-    injected_job_runs::<JecSleep>(SMALLEST);
+    injected_job_runs::<JecSleep>(smallest());
 }
 
 #[test]
 fn notifier_sleep_injected_job_runs_largest_budget() {
-    injected_job_runs::<NotifierSleep>(LARGEST);
+    injected_job_runs::<NotifierSleep>(largest());
 }
 
 #[test]
 fn jec_sleep_injected_job_runs_largest_budget() {
-    injected_job_runs::<JecSleep>(LARGEST);
+    injected_job_runs::<JecSleep>(largest());
 }
 
-/// The default policy, which learns: its budgets start at zero in the idle
-/// loop and under one loom step in a join, and every sleep it measures is
-/// short, so each hit raises them.
+/// The default policy, which learns: under loom its wakers' stamps read 0,
+/// so it measures no sleep's cost and its budget stays 0.
 #[test]
 fn notifier_sleep_injected_job_runs_default_policy() {
     injected_job_runs::<NotifierSleep>(IdlePolicy::new());
@@ -326,22 +320,23 @@ fn jec_sleep_injected_job_runs_default_policy() {
     injected_job_runs::<JecSleep>(IdlePolicy::new());
 }
 
+/// One worker on no CPU: the default idles as rayon does.
 #[test]
-fn notifier_sleep_latch_wakes_owner_oversubscribed() {
-    latch_wakes_owner::<NotifierSleep>(OVERSUBSCRIBED);
+fn notifier_sleep_latch_wakes_owner_oversized() {
+    with_model_cpus(0, || latch_wakes_owner::<NotifierSleep>(IdlePolicy::new()));
 }
 
 #[test]
-fn jec_sleep_latch_wakes_owner_oversubscribed() {
-    latch_wakes_owner::<JecSleep>(OVERSUBSCRIBED);
+fn jec_sleep_latch_wakes_owner_oversized() {
+    with_model_cpus(0, || latch_wakes_owner::<JecSleep>(IdlePolicy::new()));
 }
 
 #[test]
-fn notifier_sleep_injected_job_runs_oversubscribed() {
-    injected_job_runs::<NotifierSleep>(OVERSUBSCRIBED);
+fn notifier_sleep_injected_job_runs_oversized() {
+    with_model_cpus(0, || injected_job_runs::<NotifierSleep>(IdlePolicy::new()));
 }
 
 #[test]
-fn jec_sleep_injected_job_runs_oversubscribed() {
-    injected_job_runs::<JecSleep>(OVERSUBSCRIBED);
+fn jec_sleep_injected_job_runs_oversized() {
+    with_model_cpus(0, || injected_job_runs::<JecSleep>(IdlePolicy::new()));
 }

@@ -6,9 +6,11 @@
 //!
 //! The policy yields one round before getting sleepy, so that a worker the
 //! cap admits and one it sends straight to sleep take different paths. The
-//! `_oversubscribed` models run the same races with every phase pressured:
-//! two yield rounds, and the cap lifted rather than filled, so no slot may
-//! be taken and the hand-off alone must still wake the sleeper.
+//! `_oversized` models run the same races with the default policy in a
+//! pool with more workers than CPUs: two yield rounds, and the cap lifted
+//! rather than filled, so no slot may be taken, and rayon's rule (up to two
+//! sleepers woken as any worker leaves its search) must still wake the
+//! sleeper.
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -19,6 +21,7 @@ use crate::jec::JecSleep;
 use crate::latch::CoreLatch;
 use crate::notifier::NotifierSleep;
 use crate::protocol::SleepProtocol;
+use crate::shell::with_model_cpus;
 
 /// What "at rest" means for each protocol once every worker is done: no
 /// worker counted idle or asleep, and no searcher slot taken.
@@ -49,16 +52,17 @@ impl AtRest for NotifierSleep {
 
 /// `workers` workers, at most `cap` of them searching, one yield round.
 fn capped<S: SleepProtocol>(workers: usize, cap: usize) -> S {
-    with_policy(
-        workers,
-        IdlePolicy::rayon().yield_rounds(1).max_searching(cap),
-    )
+    with_policy(workers, IdlePolicy::rounds(1).max_searching(cap))
 }
 
-/// As [`capped`], with every phase pressured: the cap is lifted.
-fn capped_oversubscribed<S: SleepProtocol>(workers: usize, cap: usize) -> S {
-    let policy = IdlePolicy::rayon().yield_rounds(1).max_searching(cap);
-    with_policy(workers, policy.assume_oversubscribed())
+/// The default policy capped at `cap`, in a pool with more workers than
+/// its one CPU: the cap is lifted.
+fn capped_oversized<S: SleepProtocol>(workers: usize, cap: usize) -> S {
+    let mut sleep = None;
+    with_model_cpus(1, || {
+        sleep = Some(with_policy(workers, IdlePolicy::new().max_searching(cap)));
+    });
+    sleep.expect("built")
 }
 
 fn with_policy<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
@@ -171,13 +175,13 @@ fn notifier_sleep_cap_burst_against_full_searchers() {
 }
 
 #[test]
-fn jec_sleep_cap_burst_against_full_searchers_oversubscribed() {
-    burst_against_full_searchers::<JecSleep>(capped_oversubscribed);
+fn jec_sleep_cap_burst_against_full_searchers_oversized() {
+    burst_against_full_searchers::<JecSleep>(capped_oversized);
 }
 
 #[test]
-fn notifier_sleep_cap_burst_against_full_searchers_oversubscribed() {
-    burst_against_full_searchers::<NotifierSleep>(capped_oversubscribed);
+fn notifier_sleep_cap_burst_against_full_searchers_oversized() {
+    burst_against_full_searchers::<NotifierSleep>(capped_oversized);
 }
 
 #[test]
@@ -191,13 +195,13 @@ fn notifier_sleep_last_searcher_hands_off() {
 }
 
 #[test]
-fn jec_sleep_last_searcher_hands_off_oversubscribed() {
-    last_searcher_hands_off::<JecSleep>(capped_oversubscribed);
+fn jec_sleep_last_searcher_hands_off_oversized() {
+    last_searcher_hands_off::<JecSleep>(capped_oversized);
 }
 
 #[test]
-fn notifier_sleep_last_searcher_hands_off_oversubscribed() {
-    last_searcher_hands_off::<NotifierSleep>(capped_oversubscribed);
+fn notifier_sleep_last_searcher_hands_off_oversized() {
+    last_searcher_hands_off::<NotifierSleep>(capped_oversized);
 }
 
 #[test]

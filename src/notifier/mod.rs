@@ -457,7 +457,7 @@ impl Notifier {
             // other models pop a slot in an impossible state).
             let state = State(self.state.load(Ordering::Acquire));
             if !state.is_empty() {
-                self.notify_slow(state, 1, || {});
+                self.notify_slow(state, 1, |_| {});
             }
         }
     }
@@ -733,6 +733,7 @@ impl Notifier {
     #[cold]
     fn unpark(&self, wid: usize) {
         if let Some(unpark) = &self.unpark {
+            self.slots[wid].count_external_wake();
             unpark(wid);
         }
     }
@@ -807,7 +808,7 @@ impl Notifier {
         if state.is_empty() {
             return false;
         }
-        self.notify_slow(state, 1, || {}) == 1
+        self.notify_slow(state, 1, |_| {}) == 1
     }
 
     /// Wake at most `n` waiters. Returns how many were released.
@@ -826,7 +827,7 @@ impl Notifier {
     /// ```
     #[inline]
     pub fn notify_n(&self, n: usize) -> usize {
-        self.notify_up_to(n, |n| n, || {})
+        self.notify_up_to(n, |n| n, |_| {})
     }
 
     /// `notify_n(n)`, except that when somebody is waiting, `how_many(n)`
@@ -836,9 +837,9 @@ impl Notifier {
     /// many sleepers as the awake ones cannot cover. With nobody waiting it
     /// is not called, and this is `notify_n`'s fence and load.
     ///
-    /// `delivered()` runs once per waiter released, after its slot took
-    /// the notification and before the wake's system call: `NotifierSleep`
-    /// counts the wake there, so that posts made during the system call
+    /// `delivered(wid)` runs once per waiter released, with its slot, after
+    /// the slot took the notification and before the wake's system call:
+    /// `NotifierSleep` stamps and counts the wake there, so that posts made during the system call
     /// (several microseconds, tens on a loaded VM) already rely on the
     /// worker it wakes.
     #[inline]
@@ -846,7 +847,7 @@ impl Notifier {
         &self,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnMut(),
+        delivered: impl FnMut(usize),
     ) -> usize {
         if n == 0 {
             return 0;
@@ -871,7 +872,7 @@ impl Notifier {
         state: State,
         n: usize,
         how_many: impl FnOnce(usize) -> usize,
-        delivered: impl FnMut(),
+        delivered: impl FnMut(usize),
     ) -> usize {
         let n = how_many(n);
         if n == 0 {
@@ -910,13 +911,18 @@ impl Notifier {
         if state.is_empty() {
             return 0;
         }
-        self.notify_all_slow(state, || {})
+        self.notify_all_slow(state, |_| {})
     }
 
     /// Pop and notify waiters until `want` were released or none is left,
-    /// calling `delivered()` for each before its wake (see `notify_up_to`).
+    /// calling `delivered(wid)` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_slow(&self, mut state: State, want: usize, mut delivered: impl FnMut()) -> usize {
+    fn notify_slow(
+        &self,
+        mut state: State,
+        want: usize,
+        mut delivered: impl FnMut(usize),
+    ) -> usize {
         let mut released = 0;
         loop {
             state.debug_check(self.slots.len());
@@ -943,7 +949,7 @@ impl Notifier {
                     let delivery = slot.deliver();
                     state = popped;
                     if !matches!(delivery, Delivery::Skipped) {
-                        delivered();
+                        delivered(top);
                     }
                     match delivery {
                         Delivery::Skipped => continue,
@@ -962,9 +968,9 @@ impl Notifier {
     }
 
     /// Take the whole stack in one CAS and notify every waiter on it,
-    /// calling `delivered()` for each before its wake (see `notify_up_to`).
+    /// calling `delivered(wid)` for each before its wake (see `notify_up_to`).
     #[cold]
-    fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut()) -> usize {
+    fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut(usize)) -> usize {
         loop {
             state.debug_check(self.slots.len());
             if state.is_empty() {
@@ -994,7 +1000,7 @@ impl Notifier {
             link = slot.next.load(Ordering::Relaxed);
             let delivery = slot.deliver();
             if !matches!(delivery, Delivery::Skipped) {
-                delivered();
+                delivered(wid);
             }
             match delivery {
                 Delivery::Skipped => {}

@@ -18,13 +18,14 @@ use crossbeam_utils::CachePadded;
 use super::idle_count::IdleCount;
 use super::{Ended, Notifier, PreparedWait};
 use crate::error::{all_looking, check_capacity, CapacityError, Count};
-use crate::idle::{IdlePeriod, IdlePolicy, PoolIdle, Step, WorkerIdle};
+use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::outcome::WaitOutcome;
 use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
+use crate::shell::{Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
-use crate::sync::shared_clock_ns;
+use crate::sync::{self, shared_clock_ns};
 use crate::unpark::Unpark;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
@@ -56,7 +57,7 @@ use crate::unpark::Unpark;
 /// ```
 /// use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol};
 ///
-/// let sleep = NotifierSleep::with_policy(4, IdlePolicy::rayon().yield_rounds(8));
+/// let sleep = NotifierSleep::with_policy(4, IdlePolicy::rounds(8));
 /// assert_eq!(sleep.capacity(), 4);
 /// sleep.new_internal_jobs(1, true); // nobody sleeps: one fence, one load
 /// ```
@@ -76,7 +77,6 @@ pub struct NotifierSleep {
     /// writes it).
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
     pool: PoolIdle,
-    policy: IdlePolicy,
 }
 
 /// What an idle worker of a [`NotifierSleep`] pool carries between rounds:
@@ -98,7 +98,7 @@ pub struct NotifierSleep {
 pub struct NotifierIdle<'a> {
     sleep: &'a NotifierSleep,
     worker: usize,
-    period: IdlePeriod,
+    period: Period,
     /// The announcement: the worker is on the waiter stack, out of the
     /// awake idle count, and its caller is making its last search.
     prepared: Option<PreparedWait<'a>>,
@@ -199,8 +199,8 @@ impl NotifierSleep {
     ///
     /// ```
     /// use eventcount::{IdlePolicy, NotifierSleep};
-    /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rayon().spin_rounds(4));
-    /// assert_eq!(sleep.policy().rounds_until_sleepy(), Some(36));
+    /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rounds(4));
+    /// assert_eq!(*sleep.policy(), IdlePolicy::rounds(4));
     /// ```
     #[track_caller]
     pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
@@ -241,15 +241,13 @@ impl NotifierSleep {
             Some(unpark) => Notifier::with_unpark(workers, unpark),
             None => Notifier::new(workers),
         };
-        let pool = PoolIdle::new(&policy, workers);
         Ok(NotifierSleep {
             notifier,
             idle: CachePadded::new(IdleCount::new()),
             workers_idle: (0..workers)
-                .map(|_| CachePadded::new(WorkerIdle::new(&policy, &pool)))
+                .map(|_| CachePadded::new(WorkerIdle::default()))
                 .collect(),
-            pool,
-            policy,
+            pool: PoolIdle::new(policy, workers),
         })
     }
 
@@ -262,7 +260,7 @@ impl NotifierSleep {
     /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
     /// ```
     pub fn policy(&self) -> &IdlePolicy {
-        &self.policy
+        &self.pool.policy
     }
 
     /// Workers awake and idle right now: between `start_looking` (or a
@@ -393,19 +391,17 @@ impl NotifierSleep {
             self.count_awake_idle(operation, idle.worker);
             idle.counted = true;
         }
-        let step = idle.period.next_step(
-            latch,
-            &self.policy,
-            &self.workers_idle[idle.worker],
-            &self.pool,
-            || self.idle_counts(),
-        );
-        if let Step::Search(pause) = step {
-            pause.run();
+        let step = idle
+            .period
+            .round(&self.workers_idle[idle.worker], &self.pool, latch, || {
+                self.idle_counts()
+            });
+        if step == Step::Search {
+            sync::yield_now();
             return Round::Searched;
         }
-        // 1. The search is over: no longer a searcher.
-        self.pool.slots.release(&mut idle.period.slot);
+        // 1. The search is over: no longer a searcher (the period gave its
+        //    slot back).
         // 2. The announcement starts with a claim of the worker's waiter
         //    slot: a slot in use means another thread waits as this worker,
         //    and it is refused before anything is written.
@@ -519,8 +515,8 @@ impl NotifierSleep {
             //    externally, which a notify wakes through the hook). A
             //    return with no notification withdraws the slot as a
             //    timeout does.
-            let counters = &self.workers_idle[idle.worker].counters;
-            idle.period.sleeping(counters);
+            let worker_idle = &self.workers_idle[idle.worker];
+            idle.period.sleeping(worker_idle);
             let external = park.is_some();
             let wait = awake_again
                 .wait
@@ -532,17 +528,17 @@ impl NotifierSleep {
             match ended {
                 Ended::Notified => {
                     awake_again.woken = true;
-                    idle.period.woken(counters);
+                    idle.period.woken(worker_idle, &self.pool);
                     Round::Notified
                 }
                 Ended::Woken => {
                     awake_again.woken = true;
-                    idle.period.woken(counters);
+                    idle.period.woken(worker_idle, &self.pool);
                     Round::Woken
                 }
                 Ended::Withdrew => {
-                    idle.period.timed_out(counters);
                     if external {
+                        idle.period.park_returned(worker_idle);
                         // Out of the caller's park with no wake, the worker
                         // leaves its idle period instead of counting awake
                         // again: the park returned for its own reason (a
@@ -551,6 +547,8 @@ impl NotifierSleep {
                         // nothing. Its next round counts it back in.
                         awake_again.count = false;
                         idle.counted = false;
+                    } else {
+                        idle.period.timed_out(worker_idle);
                     }
                     withdrew(external, deadline)
                 }
@@ -598,7 +596,15 @@ impl NotifierSleep {
     /// `notify_one`, crediting a wake it delivers to `waking` before the
     /// wake's system call (`Notifier::notify_up_to`).
     fn wake_one(&self) {
-        self.notifier.notify_up_to(1, |n| n, || self.idle.credit(1));
+        self.notifier
+            .notify_up_to(1, |n| n, |wid| self.delivered(wid));
+    }
+
+    /// A wake of worker `wid` is about to be made: stamp it, so the worker
+    /// can measure what its sleep cost, and credit it to `waking`.
+    fn delivered(&self, wid: usize) {
+        self.workers_idle[wid].stamp_wake();
+        self.idle.credit(1);
     }
 
     /// A post of `n` jobs: wake as many sleepers as the awake idle workers
@@ -624,7 +630,7 @@ impl NotifierSleep {
             // that posts during the system call rely on the woken worker.
             // A worker back before the credit lands is counted once, in
             // `awake_idle` (idle_count.rs).
-            || self.idle.credit(1),
+            |wid| self.delivered(wid),
         );
     }
 }
@@ -673,7 +679,7 @@ impl SleepProtocol for NotifierSleep {
         NotifierIdle {
             sleep: self,
             worker,
-            period: IdlePeriod::new(),
+            period: Period::new(worker),
             prepared: None,
             counted: true,
         }
@@ -733,7 +739,7 @@ impl SleepProtocol for NotifierSleep {
             idle.worker
         );
         idle.period
-            .may_search(latch, &self.policy, &self.pool, || self.idle_counts())
+            .may_search(&self.pool, latch, || self.idle_counts())
     }
 
     #[inline]
@@ -745,7 +751,7 @@ impl SleepProtocol for NotifierSleep {
             idle.worker
         );
         idle.period
-            .found(&self.policy, &self.workers_idle[idle.worker]);
+            .found(&self.workers_idle[idle.worker], &self.pool);
         // Dropping the state ends the search: `end_search`.
     }
 
@@ -769,6 +775,7 @@ impl SleepProtocol for NotifierSleep {
         );
         // The owner only: a targeted wake, no herd. Credited as every wake
         // of the protocol's: the owner moves from `waking` to `awake_idle`.
+        self.workers_idle[worker].stamp_wake();
         if self.notifier.notify_waiter(worker) {
             self.idle.credit(1);
         }

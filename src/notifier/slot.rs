@@ -286,6 +286,7 @@ impl Slot {
         deadline: Option<std::time::Instant>,
         mut park: impl FnMut(Option<std::time::Instant>),
     ) -> ParkEnd {
+        self.futex.count_external_wait();
         park(deadline);
         // Acquire, defensive as the others (module docs, "Orderings"); a
         // stale PARKED_EXTERNAL only sends the owner to withdraw, whose CAS
@@ -294,6 +295,12 @@ impl Slot {
             PARKED_EXTERNAL => ParkEnd::TimedOut,
             now => end_of_wait(now),
         }
+    }
+
+    /// Count a wake through the notifier's unpark hook among this slot's
+    /// wakes.
+    pub(crate) fn count_external_wake(&self) {
+        self.futex.count_external_wake();
     }
 
     /// Deliver a notification to a slot this notifier has just popped. For

@@ -1,66 +1,54 @@
-//! [`Stopwatch`]: how long an idle worker has searched, and how long it
-//! slept; the shared clock a sleep in progress is measured on; and the
-//! calling thread's CPU clock, where the platform has one.
+//! [`IdleClock`]: the clock an idle worker reads for its policy and its
+//! counters; the shared clock a waker stamps its wake with; and the calling
+//! thread's CPU clock, where the platform has one.
 //!
-//! Idle budgets are in time, so the protocols read a clock on their idle
-//! paths (never on a post). In production that is the monotonic clock in
-//! nanoseconds: on Linux and Android a `clock_gettime(CLOCK_MONOTONIC)`
-//! through rustix's vDSO call, the clock `Instant` reads there, kept as a
-//! `u64` so that a reading is one call and a multiply-add, and the
-//! difference of two readings one subtraction (`Instant`'s checked
-//! arithmetic took about 90 instructions a difference, and an idle period
-//! that sleeps takes two or three); elsewhere `Instant`, counted from the
-//! first reading in the process.
+//! The protocols read a clock on their idle paths and on a wake's slow
+//! path (never on a post that wakes nobody). In production that is the
+//! monotonic clock in nanoseconds: on Linux and Android a
+//! `clock_gettime(CLOCK_MONOTONIC)` through rustix's vDSO call, kept as a
+//! `u64` so that a reading is one call and a multiply-add, and a difference
+//! one subtraction; elsewhere `Instant`, counted from the first reading in
+//! the process.
 //!
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom (the crate's models, or a client's with
-//! `--cfg eventcount_loom`) a stopwatch therefore advances by a fixed
-//! step, [`LOOM_STEP`], each time it is read. A search phase that may run
-//! rounds reads it once when it starts and once per round, so a budget of
-//! three steps lasts two rounds in a model, and a budget under one step
-//! none; every sleep measures a step or two. The idle policy sizes the step from its largest
-//! default budget, and the models choose their budgets with that in mind
-//! (`src/models/protocols.rs`).
+//! `--cfg eventcount_loom`) an idle clock therefore advances by a fixed
+//! step, [`LOOM_STEP`], each time it is read, and the shared clock reads 0.
+//! A search phase reads its clock once per round, so a budget of two steps
+//! lasts two rounds in a model, and a budget of 0 none.
 
-/// A running measurement that starts at its first read: an idle period
-/// that never needs a time reads no clock.
+/// The clock an idle worker reads: the monotonic clock, in nanoseconds
+/// ([`shared_clock_ns`]); under loom, a fixed step per read from this
+/// clock's first, so that a model replays exactly.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Stopwatch {
-    /// The first reading, on [`monotonic_ns`].
-    #[cfg(not(any(all(test, loom), eventcount_loom)))]
-    started: Option<u64>,
+pub(crate) struct IdleClock {
     #[cfg(any(all(test, loom), eventcount_loom))]
     reads: u64,
 }
 
-/// Under loom, how far a stopwatch advances per read, in nanoseconds. The
-/// idle policy checks at compile time that this is a third of its largest
-/// default search budget, rounded up, so that budget lasts two rounds in a
-/// model (`src/idle/policy.rs`).
+/// Under loom, how far an [`IdleClock`] advances per read, in nanoseconds:
+/// half the largest budget the models search (`src/models/protocols.rs`),
+/// which then lasts two rounds.
 #[cfg_attr(not(any(all(test, loom), eventcount_loom)), allow(dead_code))]
-pub(crate) const LOOM_STEP: u64 = 66_667;
+pub(crate) const LOOM_STEP: u64 = 100_000;
 
-impl Stopwatch {
-    /// A stopwatch that has not started: its first read starts it.
+impl IdleClock {
+    /// A clock for one idle period.
     #[inline]
     pub(crate) const fn new() -> Self {
-        Stopwatch {
-            #[cfg(not(any(all(test, loom), eventcount_loom)))]
-            started: None,
+        IdleClock {
             #[cfg(any(all(test, loom), eventcount_loom))]
             reads: 0,
         }
     }
 
-    /// Nanoseconds since the first read, saturating at `u64::MAX`: 0 at
-    /// the first read. Under loom, one more step at every read, the first
-    /// included.
+    /// Now, in nanoseconds. Under loom, one more step at every read, the
+    /// first included.
     #[inline]
-    pub(crate) fn elapsed_ns(&mut self) -> u64 {
+    pub(crate) fn now_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            let now = monotonic_ns();
-            now.saturating_sub(*self.started.get_or_insert(now))
+            monotonic_ns()
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
@@ -69,18 +57,18 @@ impl Stopwatch {
         }
     }
 
-    /// [`elapsed_ns`](Stopwatch::elapsed_ns), and the same moment on
+    /// [`now_ns`](IdleClock::now_ns), and the same moment on
     /// [`shared_clock_ns`], from one read of the clock.
     #[inline]
-    pub(crate) fn elapsed_and_shared_ns(&mut self) -> (u64, u64) {
+    pub(crate) fn now_and_shared_ns(&mut self) -> (u64, u64) {
+        let now = self.now_ns();
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
         {
-            let now = monotonic_ns();
-            (now.saturating_sub(*self.started.get_or_insert(now)), now)
+            (now, now)
         }
         #[cfg(any(all(test, loom), eventcount_loom))]
         {
-            (self.elapsed_ns(), shared_clock_ns())
+            (now, shared_clock_ns())
         }
     }
 }

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use rustix::thread::futex::{self, Flags, Timespec};
 
-pub(crate) use std::hint::spin_loop;
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 pub(crate) use std::thread::yield_now;
 

@@ -50,8 +50,8 @@
 //!   yield again, or none can run and the model is deadlocked. The rest of
 //!   that execution then runs on loom's default schedule, which runs a
 //!   thread that can move before a sleeper and still ends a deadlock on the
-//!   branch limit. A yield through this module's `yield_now` or
-//!   `spin_loop` (a search round's) is not a sleeper's, so a sleeper run
+//!   branch limit. A yield through this module's `yield_now` (a search
+//!   round's) is not a sleeper's, so a sleeper run
 //!   after it keeps exploring.
 //!
 //! No return is spurious, although a futex may return on a signal. Every
@@ -88,7 +88,7 @@ type Queued = KernelArc<AtomicBool>;
 thread_local! {
     /// The latest yield of this OS thread's model: `Some(word)` if a sleeper
     /// queued on that word made it, `None` for any other yield through this
-    /// module (a search round's `yield_now` or `spin_loop`).
+    /// module (a search round's `yield_now`).
     static LAST_YIELD: RefCell<Option<Queued>> = const { RefCell::new(None) };
 }
 
@@ -97,12 +97,6 @@ thread_local! {
 pub(crate) fn yield_now() {
     LAST_YIELD.with(|last| *last.borrow_mut() = None);
     loom::thread::yield_now();
-}
-
-/// `loom::hint::spin_loop` (a loom yield), remembered as `yield_now` is.
-pub(crate) fn spin_loop() {
-    LAST_YIELD.with(|last| *last.borrow_mut() = None);
-    loom::hint::spin_loop();
 }
 
 pub(crate) struct Parker {

@@ -35,11 +35,10 @@
 //! - loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
 //!   models `fence(SeqCst)` exactly. Every Dekker-style handshake in this
 //!   crate is therefore an explicit `fence(SeqCst)`.
-//! - loom has no clock: a timed wait times out at once (`loom.rs`), and a
-//!   `Stopwatch` advances by a fixed step per read (`clock.rs`).
-//! - loom cannot model spinning on another thread: `spin_loop` and
-//!   `yield_now` are loom yields, and protocol code never spins waiting for
-//!   another thread anyway.
+//! - loom has no clock: a timed wait times out at once (`loom.rs`), and an
+//!   `IdleClock` advances by a fixed step per read (`clock.rs`).
+//! - loom cannot model spinning on another thread: `yield_now` is a loom
+//!   yield, and protocol code never spins waiting for another thread.
 //! - A futex wait and wake order nothing, and neither does the loom parker:
 //!   a woken thread sees its waker's writes only through the orderings of
 //!   the protocol's own loads and stores. Under loom a wait never returns
@@ -70,22 +69,23 @@ mod clock;
 mod kind;
 mod word;
 
-pub(crate) use backend::{fence, spin_loop, yield_now, AtomicU32, AtomicU64, Ordering};
-pub(crate) use clock::{
-    shared_clock_ns, thread_cpu_ns, Stopwatch, HAS_THREAD_CPU_CLOCK, LOOM_STEP,
-};
+pub(crate) use backend::{fence, yield_now, AtomicU32, AtomicU64, Ordering};
+#[cfg(all(test, loom))]
+pub(crate) use clock::LOOM_STEP;
+pub(crate) use clock::{shared_clock_ns, thread_cpu_ns, IdleClock, HAS_THREAD_CPU_CLOCK};
 pub use kind::{parking_backend, ParkingBackend};
 pub(crate) use word::Futex;
 
-/// Atomics that the loom models do not see, for values that no wake
-/// depends on: the futex words' syscall counts and each worker's learned
-/// search budgets, which only one thread writes and no other acts on, and
-/// a pool's oversubscription score, which every worker may write and which
-/// only decides how long a search lasts. They are std's atomics in every
-/// build, Relaxed, so they never grow a model's state space; a model still
-/// replays exactly, since loom runs one thread at a time and each value is
-/// a function of the schedule so far.
+/// Atomics and a lock that the loom models do not see, for values that no
+/// wake depends on: the futex words' syscall counts, each worker's idle
+/// counters, its learned rule and the stamp its wakers leave, which only
+/// decide how long a search lasts or what the stats say. They are std's in
+/// every build, Relaxed, so they never grow a model's state space; a model
+/// still replays exactly, since loom runs one thread at a time and each
+/// value is a function of the schedule so far. The lock is held only to
+/// copy a value in or out, never across a loom operation.
 pub(crate) mod unmodeled {
     pub(crate) use std::sync::atomic::Ordering::Relaxed;
     pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};
+    pub(crate) use std::sync::Mutex;
 }

@@ -42,7 +42,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Thread};
 use std::time::Instant;
 
-pub(crate) use std::hint::spin_loop;
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 pub(crate) use std::thread::yield_now;
 

@@ -66,7 +66,17 @@ impl Futex {
         self.parker.wake_one(&self.word);
     }
 
-    /// (wait calls, wake calls) so far.
+    /// Count a sleep made elsewhere: in a caller's `park`.
+    pub(crate) fn count_external_wait(&self) {
+        self.waits.fetch_add(1, Relaxed);
+    }
+
+    /// Count a wake made elsewhere: through an unpark hook.
+    pub(crate) fn count_external_wake(&self) {
+        self.wakes.fetch_add(1, Relaxed);
+    }
+
+    /// (wait calls, wake calls) so far, external ones included.
     pub(crate) fn counts(&self) -> (u64, u64) {
         (self.waits.load(Relaxed), self.wakes.load(Relaxed))
     }

@@ -79,22 +79,20 @@ pub struct Options {
     #[arg(long)]
     pub quick: bool,
 
-    /// Idle policy of our pools (B5-B8): S spin rounds, then Y yield
-    /// rounds, then sleep [default: eventcount's default, learned budgets
-    /// in time].
-    #[arg(long, value_name = "S,Y", value_parser = parse_idle)]
+    /// Idle policy of our pools (B5-B8): N yield rounds, then sleep, no
+    /// searcher cap [default: eventcount's default, a learned budget].
+    #[arg(long, value_name = "N", value_parser = parse_idle)]
     idle: Option<IdlePolicy>,
 
     /// Also run B5-B9 on every pool: each protocol without the searcher
-    /// cap and assumed oversubscribed, rayon's policy and rayon PR #1314's two on JecSleep, and the
+    /// cap, rayon's policy and rayon PR #1314's two on JecSleep, and the
     /// Eigen-style peer.
     #[arg(long)]
     pub every_pool: bool,
 
     /// Run B5-B9 on these pools only, and rayon's (a comma-separated list
-    /// of jec, jec-nocap, jec-pressured, notifier, notifier-nocap,
-    /// notifier-pressured, jec-rayon, pr1314-adaptive, pr1314-bounded,
-    /// eigen) [default: jec,notifier].
+    /// of jec, jec-nocap, notifier, notifier-nocap, jec-rayon,
+    /// pr1314-adaptive, pr1314-bounded, eigen) [default: jec,notifier].
     #[arg(long, value_name = "LIST", value_parser = parse_pools, conflicts_with = "every_pool")]
     pools: Option<PoolList>,
 
@@ -208,7 +206,7 @@ fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolList(Vec<PoolKind>);
 
-/// `jec,notifier-pressured` as those pools, then rayon's.
+/// `jec,notifier-nocap` as those pools, then rayon's.
 fn parse_pools(text: &str) -> Result<PoolList, String> {
     let mut pools = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -234,15 +232,13 @@ fn parse_pools(text: &str) -> Result<PoolList, String> {
     Ok(PoolList(pools))
 }
 
-/// `0,32` as 0 spin rounds, then 32 yield rounds.
+/// `32` as 32 yield rounds.
 fn parse_idle(text: &str) -> Result<IdlePolicy, String> {
-    let (spin, yields) = text
-        .split_once(',')
-        .and_then(|(s, y)| Some((s.trim().parse().ok()?, y.trim().parse().ok()?)))
-        .ok_or_else(|| {
-            "expected two whole numbers, spin rounds and yield rounds, like 0,32".to_string()
-        })?;
-    Ok(IdlePolicy::rayon().spin_rounds(spin).yield_rounds(yields))
+    let rounds = text
+        .trim()
+        .parse()
+        .map_err(|_| "expected a whole number of yield rounds, like 32".to_string())?;
+    Ok(IdlePolicy::rounds(rounds))
 }
 
 #[cfg(test)]
@@ -265,20 +261,20 @@ mod tests {
 
     #[test]
     fn pools_takes_a_list_of_names_and_adds_rayon_last() {
-        let options = parse(&["--pools", "notifier-pressured, jec,jec"]).unwrap();
+        let options = parse(&["--pools", "notifier-nocap, jec,jec"]).unwrap();
         assert_eq!(
             options.pools(),
-            [PoolKind::NotifierPressured, PoolKind::Jec, PoolKind::Rayon]
+            [PoolKind::NotifierNoCap, PoolKind::Jec, PoolKind::Rayon]
         );
         let err = parse(&["--pools", "jec,rayon"]).unwrap_err().to_string();
         assert!(err.contains("unknown pool 'rayon'"), "{err}");
-        assert!(err.contains("jec-pressured"), "{err}");
+        assert!(err.contains("jec-nocap"), "{err}");
         assert!(parse(&["--pools", ","]).is_err());
         assert!(parse(&["--pools", "jec", "--every-pool"]).is_err());
-        let oracle = parse(&["--pools", "jec-pressured", "--oracle", "jec"]).unwrap();
+        let oracle = parse(&["--pools", "jec-nocap", "--oracle", "jec"]).unwrap();
         let err = oracle.check().unwrap_err();
         assert!(err.contains("'jec' pool"), "{err}");
-        let oracle = parse(&["--pools", "jec,jec-pressured", "--oracle", "jec"]).unwrap();
+        let oracle = parse(&["--pools", "jec,jec-nocap", "--oracle", "jec"]).unwrap();
         assert_eq!(oracle.check(), Ok(()));
         assert_eq!(parse(&[]).unwrap().pools(), PoolKind::ALL);
     }
@@ -290,12 +286,10 @@ mod tests {
     }
 
     #[test]
-    fn idle_sets_spin_and_yield_rounds() {
-        let options = parse(&["--idle", "4,8"]).unwrap();
-        assert_eq!(
-            options.idle_policy(),
-            IdlePolicy::rayon().spin_rounds(4).yield_rounds(8)
-        );
+    fn idle_sets_yield_rounds() {
+        let options = parse(&["--idle", "8"]).unwrap();
+        assert_eq!(options.idle_policy(), IdlePolicy::rounds(8));
+        assert!(parse(&["--idle", "4,8"]).is_err());
     }
 
     #[test]

@@ -326,16 +326,14 @@ fn axes(bench: &str, cpu: Cpu) -> Option<(Axis, Axis)> {
 /// The builds of rayon-bench and tokio-bench and the pools of
 /// bench-report, in the order the legends list them; unknown names follow,
 /// in the order they came.
-pub const ORDER: [&str; 16] = [
+pub const ORDER: [&str; 14] = [
     "stock",
     "rayon",
     "jec-rayon",
     "jec",
     "jec-nocap",
-    "jec-pressured",
     "notifier",
     "notifier-nocap",
-    "notifier-pressured",
     "jec-default-policy",
     "notifier-default-policy",
     "stock-timer-edit",

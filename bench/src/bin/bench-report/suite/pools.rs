@@ -72,14 +72,9 @@ pub fn protocol_pool(protocol: Protocol) -> PoolKind {
 }
 
 /// The oracle's policy: eventcount's default with its search budget fixed
-/// at `us` (its searcher cap and its sleep after an empty wake kept), and
-/// without the switch to rayon's policy under oversubscription: a fixed
-/// point of the sweep must not adapt.
+/// at `us` (its searcher cap and its sleep after an empty wake kept).
 pub fn fixed_budget(us: u32) -> IdlePolicy {
-    let budget = Duration::from_micros(u64::from(us));
-    IdlePolicy::new()
-        .search_budget(budget, budget)
-        .adapt_to_oversubscription(false)
+    IdlePolicy::fixed_budget(Duration::from_micros(u64::from(us)))
 }
 
 /// `pool+jec`, `pool+notifier`, ..., or `rayon`.
@@ -87,10 +82,8 @@ pub fn label(kind: PoolKind) -> &'static str {
     match kind {
         PoolKind::Jec => "pool+jec",
         PoolKind::JecNoCap => "pool+jec-nocap",
-        PoolKind::JecPressured => "pool+jec-pressured",
         PoolKind::Notifier => "pool+notifier",
         PoolKind::NotifierNoCap => "pool+notifier-nocap",
-        PoolKind::NotifierPressured => "pool+notifier-pressured",
         PoolKind::JecRayon => "pool+jec-rayon",
         PoolKind::Pr1314Adaptive => "pool+pr1314-adaptive",
         PoolKind::Pr1314Bounded => "pool+pr1314-bounded",
@@ -160,11 +153,8 @@ mod tests {
     #[test]
     fn a_fixed_budget_is_the_default_fixed_and_does_not_adapt() {
         let policy = fixed_budget(25);
-        let us = Duration::from_micros(25);
-        assert_eq!(policy.search_bounds(), Some((us, us)));
-        assert!(!policy.adapts_to_oversubscription());
+        assert_eq!(policy, IdlePolicy::fixed_budget(Duration::from_micros(25)));
         assert_eq!(policy.searcher_cap(8), IdlePolicy::new().searcher_cap(8));
-        assert!(policy.sleeps_after_empty_wake());
     }
 
     #[test]

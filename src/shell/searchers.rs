@@ -17,7 +17,7 @@
 
 use crossbeam_utils::CachePadded;
 
-use super::policy::{IdlePolicy, Searchers};
+use crate::idle::{IdlePolicy, Searchers};
 use crate::latch::WaitKind;
 use crate::sync::{AtomicU32, Ordering};
 
