@@ -49,8 +49,8 @@ OPTIONS:
                      (rayon's own is 32)
                      [default: the crate's default, IdlePolicy::new(): each
                      worker learns its search budget from what its sleeps
-                     cost, at most half the pool searches at once, and a
-                     pool with more workers than CPUs idles as rayon's; its
+                     cost, and a pool with more workers than CPUs idles
+                     as rayon's; its
                      Debug: {default:?}]
     --quick          small inputs, one repetition (for CI)
     -h, --help       print this help

@@ -129,7 +129,7 @@ mod test_support;
 #[cfg(feature = "policy-tools")]
 #[doc(hidden)]
 pub mod policy_tools {
-    pub use crate::idle::{IdlePeriod, IdlePolicy, Learner, Setup, Step};
+    pub use crate::idle::{IdlePeriod, IdlePolicy, Learner, Setup, Step, LATENCY_WEIGHT};
     pub use crate::latch::WaitKind;
 }
 

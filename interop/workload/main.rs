@@ -30,7 +30,7 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount_workload::procstat::{voluntary_switches, ProcUsage};
+use eventcount_workload::procstat::{live_threads, voluntary_switches, ProcUsage};
 use eventcount_workload::stats::{median, percentile};
 use eventcount_workload::{
     calibrate_busy_work, control, fold_item, jobs_cpu_us, make_tree, ticks, xorshift, RayonWorker,
@@ -70,6 +70,15 @@ fn main() {
         }
         other => panic!("workload: unknown workload {other:?}"),
     };
+    if std::env::var_os("EVENTCOUNT_GAP_TRACE").is_some() {
+        // A recording run (`--record`): the pools are dropped, and each
+        // writes the rest of its gaps when its last worker exits. Wait for
+        // them, a few seconds at most.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while live_threads() > 1 && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
     println!("{report}");
 }
 

@@ -17,7 +17,7 @@ use crate::latch::WaitKind;
 /// The budgets the rule chooses among: 0, and `C·2^(−k/2)` for
 /// `k = 10, 9, …, 0`, from `C/32` to `C`. Budgets above `C` never pay, and
 /// a grid √2 apart costs at most 1.21× the best budget between its points
-/// (docs/idle-policy.md, "The grid").
+/// (docs/idle-policy.md, "Bound").
 const GRID: usize = 12;
 
 /// The budgets of the grid as fractions of `C`, smallest first.
@@ -35,7 +35,7 @@ const FRACTIONS: [f32; GRID] = {
 
 /// How many idle periods the rule remembers: each lesson's weight falls by
 /// `1/HORIZON` with every later one, and the estimate of `C` averages over
-/// as many wakes (docs/idle-policy.md, "The horizon").
+/// as many wakes (docs/idle-policy.md, "Constants").
 const HORIZON: f32 = 16.0;
 
 /// One worker's rule: its estimate of `C`, and the discounted cost of each

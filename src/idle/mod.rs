@@ -19,6 +19,6 @@ mod period;
 mod policy;
 
 pub use learner::Learner;
-pub use period::{IdlePeriod, Setup, Step};
+pub use period::{IdlePeriod, Setup, Step, LATENCY_WEIGHT};
 pub use policy::IdlePolicy;
 pub(crate) use policy::Searchers;

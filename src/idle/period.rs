@@ -16,6 +16,12 @@ use super::learner::Learner;
 use super::policy::{IdlePolicy, Search, RAYON_ROUNDS};
 use crate::latch::WaitKind;
 
+/// How many threads' time a wake's latency costs, against a thread's CPU:
+/// the work it delays, and the thread that waits for that work (a joining
+/// worker, or the caller of `install` or of a request)
+/// (docs/idle-policy.md, "Cost model").
+pub const LATENCY_WEIGHT: u64 = 2;
+
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -90,7 +96,7 @@ pub struct IdlePeriod {
     rounds: u32,
     limit: Limit,
     /// When the gap this period learns from began: its first empty round,
-    /// or the first after its caller's park returned on its own.
+    /// or the first after a wake or after its caller's park returned.
     since: Option<u64>,
     /// A gap that ended when the caller's park returned on its own, taught
     /// at the next event.
@@ -165,12 +171,18 @@ impl IdlePeriod {
         if let Some(gap) = self.returned.take() {
             self.learn(setup, gap);
         }
-        if self.since.is_none() && self.phase == Phase::Start {
-            self.kind = kind;
-            self.since = Some(now);
-        }
         if self.phase == Phase::Start {
-            self.start_phase(now, setup, may_search);
+            // A round after a wake: the wake found nothing, and the gap it
+            // ended is not this worker's to learn. Another begins.
+            let empty_wake = self.woke_at.take().is_some();
+            if empty_wake {
+                self.since = None;
+            }
+            if self.since.is_none() {
+                self.kind = kind;
+                self.since = Some(now);
+            }
+            self.start_phase(now, empty_wake, setup, may_search);
         }
         if self.phase == Phase::Search {
             let within = match self.limit {
@@ -190,8 +202,13 @@ impl IdlePeriod {
         Step::Sleep
     }
 
-    fn start_phase(&mut self, now: u64, setup: &Setup, may_search: impl FnOnce(WaitKind) -> bool) {
-        let empty_wake = self.woke_at.take().is_some();
+    fn start_phase(
+        &mut self,
+        now: u64,
+        empty_wake: bool,
+        setup: &Setup,
+        may_search: impl FnOnce(WaitKind) -> bool,
+    ) {
         self.rounds = 0;
         self.limit = match setup.search {
             Search::Rounds(rounds) => Limit::Rounds(rounds),
@@ -225,7 +242,8 @@ impl IdlePeriod {
         // A stamp from before this sleep is an earlier wake's.
         let stamp = stamp.filter(|&stamp| stamp >= self.sleep_started && stamp <= now);
         if let (Some(stamp), true) = (stamp, setup.learns()) {
-            self.learner.sleep_cost(now - stamp + sleep_cpu);
+            self.learner
+                .sleep_cost(LATENCY_WEIGHT * (now - stamp) + sleep_cpu);
         }
         self.woke_at = Some(stamp.unwrap_or(now));
         self.phase = Phase::Start;
@@ -275,15 +293,15 @@ impl IdlePeriod {
     fn learn(&mut self, setup: &Setup, gap: u64) {
         if setup.learns() {
             self.learner.gap(self.kind, gap);
-            #[cfg(feature = "policy-tools")]
-            {
-                self.lesson = Some((self.kind, gap));
-            }
+        }
+        #[cfg(feature = "policy-tools")]
+        {
+            self.lesson = Some((self.kind, gap));
         }
     }
 
-    /// The last gap the rule learned, with its kind of wait, once: for a
-    /// trace of a run's gaps.
+    /// The last gap the period ended, with its kind of wait, once (whether
+    /// or not the rule learned it): for a trace of a run's gaps.
     #[cfg(feature = "policy-tools")]
     pub fn take_lesson(&mut self) -> Option<(WaitKind, u64)> {
         self.lesson.take()
@@ -334,9 +352,8 @@ mod tests {
 
     #[test]
     fn a_capped_or_empty_woken_phase_skips_its_search() {
-        let setup = setup(IdlePolicy::fixed_budget(std::time::Duration::from_micros(
-            10,
-        )));
+        let budget = IdlePolicy::fixed_budget(std::time::Duration::from_micros(10));
+        let setup = setup(budget.sleep_after_empty_wake(true));
         let mut period = IdlePeriod::new(Learner::default());
         assert_eq!(period.next_step(0, IDLE, &setup, |_| false), Step::Sleepy);
         period.sleeping(2 * US);
@@ -347,11 +364,16 @@ mod tests {
             period.next_step(51 * US, IDLE, &setup, |_| unreachable!()),
             Step::Sleepy
         );
-        // rayon's rule searches after every wake.
+        // Every other policy searches after every wake: rayon's rounds, and
+        // the budget in full.
         let rounds = self::setup(IdlePolicy::rounds(1));
         period.woken(60 * US, None, 0, &rounds);
         let (steps, _) = phase(&mut period, &rounds, 61 * US, US);
         assert_eq!(searches(&steps), 1);
+        let budget = self::setup(budget);
+        period.woken(80 * US, None, 0, &budget);
+        let (steps, _) = phase(&mut period, &budget, 81 * US, US);
+        assert_eq!(searches(&steps), 10);
     }
 
     #[test]
@@ -398,21 +420,23 @@ mod tests {
         expected.gap(JOIN, 10 * US);
         assert_eq!(period.learner, expected);
         // A sleep, an empty wake, another sleep, then a wake with work: the
-        // gap runs to the waker's stamp, and the sleeps' costs are learned.
+        // gap runs from the empty wake to the waker's stamp, and the sleeps'
+        // costs are learned.
         let mut period = IdlePeriod::new(measured());
         period.next_step(0, IDLE, &setup, |_| true);
         period.next_step(0, IDLE, &setup, |_| true);
         period.sleeping(US);
-        period.woken(40 * US, Some(10 * US), 0, &setup);
+        period.woken(40 * US, Some(10 * US), 2 * US, &setup);
         period.next_step(41 * US, IDLE, &setup, |_| true);
         period.next_step(41 * US, IDLE, &setup, |_| true);
         period.sleeping(42 * US);
-        period.woken(930 * US, Some(900 * US), 0, &setup);
+        period.woken(930 * US, Some(900 * US), 2 * US, &setup);
         period.found(935 * US, &setup);
+        // Each sleep cost its CPU and twice its wake's 30 µs (LATENCY_WEIGHT).
         let mut expected = measured();
-        expected.sleep_cost(30 * US);
-        expected.sleep_cost(30 * US);
-        expected.gap(IDLE, 900 * US);
+        expected.sleep_cost(62 * US);
+        expected.sleep_cost(62 * US);
+        expected.gap(IDLE, 859 * US);
         assert_eq!(period.learner, expected);
     }
 

@@ -27,15 +27,13 @@ pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 /// worker whose work comes at long gaps (a timer's ticks, bursts far apart)
 /// sleeps at once; one whose work comes within `C` searches just long
 /// enough to catch it. Its top-level idle loop and its waits on a job's
-/// latch learn apart (see [`CoreLatch`](crate::CoreLatch)). After a wake
-/// whose next search finds nothing, the worker sleeps again at once (rayon
-/// PR #1314's rule).
+/// latch learn apart (see [`CoreLatch`](crate::CoreLatch)). A wake starts
+/// a new search of the whole budget.
 ///
-/// The default caps the searchers at half the pool, as tokio and Go do: a
-/// worker that starts looking while the cap is full goes to sleep after the
-/// protocol's final check, and the last searcher to find work wakes one
-/// sleeper to search in its place. A worker waiting on a job's latch is
-/// never counted.
+/// Every idle worker may search: the budget already bounds what each one
+/// wastes. [`max_searching_half`](IdlePolicy::max_searching_half) caps the
+/// searchers at half the pool, as tokio and Go do, which saves CPU in a
+/// large pool and costs latency in a small one.
 ///
 /// A pool with more workers than the CPUs it may run on (its affinity mask
 /// and its cgroup's CPU quota, as
@@ -63,7 +61,7 @@ pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 /// use eventcount::IdlePolicy;
 ///
 /// assert_eq!(IdlePolicy::new(), IdlePolicy::default());
-/// assert_eq!(IdlePolicy::new().searcher_cap(8), Some(4));
+/// assert_eq!(IdlePolicy::new().max_searching_half().searcher_cap(8), Some(4));
 /// assert_eq!(IdlePolicy::rayon(), IdlePolicy::rounds(32));
 /// assert_eq!(IdlePolicy::rayon().searcher_cap(8), None);
 /// ```
@@ -101,20 +99,19 @@ pub(crate) enum Searchers {
 }
 
 impl IdlePolicy {
-    /// The default: a budget each worker learns, at most half the pool
-    /// searching, and rayon's rounds in a pool with more workers than CPUs
-    /// (see "The default" above).
+    /// The default: a budget each worker learns, and rayon's rounds in a
+    /// pool with more workers than CPUs (see "The default" above).
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(3), Some(2));
+    /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(3), None);
     /// ```
     pub const fn new() -> Self {
         IdlePolicy {
             search: Search::Learned,
-            searchers: Searchers::Half,
-            empty_wake_sleeps: true,
+            searchers: Searchers::All,
+            empty_wake_sleeps: false,
         }
     }
 
@@ -182,7 +179,7 @@ impl IdlePolicy {
     /// use std::time::Duration;
     ///
     /// let fixed = IdlePolicy::fixed_budget(Duration::from_micros(25));
-    /// assert_eq!(fixed.searcher_cap(8), Some(4));
+    /// assert_eq!(fixed.searcher_cap(8), None);
     /// ```
     #[track_caller]
     pub fn fixed_budget(budget: Duration) -> Self {
@@ -225,7 +222,7 @@ impl IdlePolicy {
         self
     }
 
-    /// At most half the pool (rounded up) searching at once: the default's
+    /// At most half the pool (rounded up) searching at once: tokio's
     /// cap.
     ///
     /// # Examples
@@ -267,10 +264,8 @@ impl IdlePolicy {
     }
 
     /// With `true`, a wake whose next search finds nothing sends the worker
-    /// back to sleep without a search (rayon PR #1314's rule, on in the
-    /// default and in [`fixed_budget`](IdlePolicy::fixed_budget)); with
-    /// `false`, every wake is followed by a search (rayon's way, and that
-    /// of [`rounds`](IdlePolicy::rounds)).
+    /// back to sleep without a search (rayon PR #1314's rule); with `false`,
+    /// the default of every policy, each wake is followed by a search.
     ///
     /// # Examples
     ///

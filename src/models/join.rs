@@ -68,14 +68,15 @@ fn joiner_never_takes_a_searcher_slot<S: SlotOf + 'static>() {
     });
 }
 
-/// The default policy (at most half the pool searching: one here). Worker 0
+/// The default policy capped at half the pool (one here). Worker 0
 /// waits on a job's latch; worker 1's idle loop waits for one injected job.
 /// Another thread plays the thief: it sets the latch (waking worker 0 only
 /// if it sleeps on it), then injects the job. Both workers end, whatever the
 /// cap let them do.
 fn joiner_and_searcher_both_end_with_the_cap_full<S: AtRest + 'static>() {
     check(1, || {
-        let sleep = Arc::new(S::try_with_policy(2, IdlePolicy::new()).expect("two fit"));
+        let policy = IdlePolicy::new().max_searching_half();
+        let sleep = Arc::new(S::try_with_policy(2, policy).expect("two fit"));
         let latch = Arc::new(CoreLatch::new());
         let injector = Arc::new(AtomicUsize::new(0));
         let joiner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));

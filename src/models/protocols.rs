@@ -320,23 +320,32 @@ fn jec_sleep_injected_job_runs_default_policy() {
     injected_job_runs::<JecSleep>(IdlePolicy::new());
 }
 
-/// One worker on no CPU: the default idles as rayon does.
+/// One worker on no CPU: the default, capped at half the pool, idles as
+/// rayon does, the cap lifted.
 #[test]
 fn notifier_sleep_latch_wakes_owner_oversized() {
-    with_model_cpus(0, || latch_wakes_owner::<NotifierSleep>(IdlePolicy::new()));
+    with_model_cpus(0, || {
+        latch_wakes_owner::<NotifierSleep>(IdlePolicy::new().max_searching_half())
+    });
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner_oversized() {
-    with_model_cpus(0, || latch_wakes_owner::<JecSleep>(IdlePolicy::new()));
+    with_model_cpus(0, || {
+        latch_wakes_owner::<JecSleep>(IdlePolicy::new().max_searching_half())
+    });
 }
 
 #[test]
 fn notifier_sleep_injected_job_runs_oversized() {
-    with_model_cpus(0, || injected_job_runs::<NotifierSleep>(IdlePolicy::new()));
+    with_model_cpus(0, || {
+        injected_job_runs::<NotifierSleep>(IdlePolicy::new().max_searching_half())
+    });
 }
 
 #[test]
 fn jec_sleep_injected_job_runs_oversized() {
-    with_model_cpus(0, || injected_job_runs::<JecSleep>(IdlePolicy::new()));
+    with_model_cpus(0, || {
+        injected_job_runs::<JecSleep>(IdlePolicy::new().max_searching_half())
+    });
 }

@@ -15,6 +15,8 @@
 //! Deterministic: the same inputs give the same numbers, so the test
 //! asserts numbers, never times.
 
+use eventcount::policy_tools::LATENCY_WEIGHT;
+
 pub mod run;
 pub mod table;
 pub mod traces;
@@ -70,10 +72,11 @@ impl Machine {
     /// The three wake costs the tables run at.
     pub const ALL: [Machine; 3] = [Machine::BARE_METAL, Machine::VM, Machine::DEEP_IDLE];
 
-    /// What a sleep costs in all: the CPU on both sides and the wake's
-    /// latency (the break-even of spinning against sleeping).
+    /// What a sleep costs in all on the cost model: the CPU on both sides
+    /// and the wake's weighted latency (the break-even of searching against
+    /// sleeping).
     pub fn sleep_cost_ns(&self) -> u64 {
-        self.sleep_cpu_ns + self.waker_cpu_ns + self.wake_ns
+        self.sleep_cpu_ns + self.waker_cpu_ns + LATENCY_WEIGHT * self.wake_ns
     }
 }
 

@@ -5,12 +5,13 @@
 //! costs the CPU it wastes (its search rounds, the round that announces the
 //! worker, and a sleep's CPU on both sides) plus the latency it adds to the
 //! work that ends it (a wake's, or the part of a search round that ran past
-//! the work's arrival), one nanosecond of each weighing the same.
+//! the work's arrival), weighted by `LATENCY_WEIGHT`: the work and the
+//! thread that waits for it.
 
 use std::ops::AddAssign;
 use std::time::Duration;
 
-use eventcount::policy_tools::{IdlePeriod, IdlePolicy, Learner, Setup, Step};
+use eventcount::policy_tools::{IdlePeriod, IdlePolicy, Learner, Setup, Step, LATENCY_WEIGHT};
 
 use super::traces::{Gap, Trace};
 use super::{Machine, Pool};
@@ -43,9 +44,9 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The cost on the model: wasted CPU plus added latency.
+    /// The cost on the model: wasted CPU plus weighted added latency.
     pub fn cost_ns(&self) -> u64 {
-        self.waste_ns + self.latency_ns
+        self.waste_ns + LATENCY_WEIGHT * self.latency_ns
     }
 }
 
@@ -203,6 +204,7 @@ mod tests {
             one(Policy::Clairvoyant, 2_000 * US).cost_ns(),
             vm.round_ns + vm.sleep_cost_ns()
         );
+        assert_eq!(vm.sleep_cost_ns(), 5_000 + 2_000 + LATENCY_WEIGHT * 30_000);
     }
 
     #[test]
