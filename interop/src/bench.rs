@@ -22,7 +22,7 @@ use eventcount_workload::hog::Hogs;
 use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
 use eventcount_workload::source_commit;
 use eventcount_workload::stats::{median, rotated};
-use eventcount_workload::sweep::{Budgets, Protocol as Swept, Protocols};
+use eventcount_workload::sweep::{gap_trace_name, Budgets, Protocol as Swept, Protocols};
 use eventcount_workload::ticks::GAPS;
 use serde_json::{json, Value};
 
@@ -529,20 +529,9 @@ fn measure(
     for round in 0..rounds {
         let mut checks = Vec::new();
         for run in rotated(runs, round) {
-            let trace = run.record.map(|dir| {
-                let name = format!("{}-{}-{}.gaps", case.bench, case.label, run.name);
-                let name: String = name
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                dir.join(name)
-            });
+            let trace = run
+                .record
+                .map(|dir| dir.join(gap_trace_name(case.bench, &case.label, &run.name)));
             let report = workload(run.binary, &case.args, run.budget_us, trace.as_deref())?;
             for &(metric, _) in case.metrics {
                 let value = report[metric].as_f64().ok_or_else(|| {

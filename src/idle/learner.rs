@@ -34,18 +34,26 @@ const FRACTIONS: [f32; GRID] = {
 };
 
 /// How many idle periods the rule remembers: each lesson's weight falls by
-/// `1/HORIZON` with every later one, and the estimate of `C` averages over
-/// as many wakes (docs/idle-policy.md, "Constants").
+/// `1/HORIZON` with every later one, and the estimates of a wake's costs
+/// average over as many wakes (docs/idle-policy.md, "Constants").
 const HORIZON: f32 = 16.0;
 
-/// One worker's rule: its estimate of `C`, and the discounted cost of each
-/// budget of the grid, apart for its two kinds of wait.
+/// How many threads' time a wake's latency costs, against a thread's CPU:
+/// the work it delays, and the thread that waits for that work (a joining
+/// worker, or the caller of `install` or of a request)
+/// (docs/idle-policy.md, "Cost model").
+pub const LATENCY_WEIGHT: u64 = 2;
+
+/// One worker's rule: its estimates of a wake's latency and a sleep's CPU,
+/// which make `C`, and the discounted cost of each budget of the grid,
+/// apart for its two kinds of wait.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Learner {
-    /// The mean of `ln C` over recent wakes, `C` in nanoseconds; `None`
-    /// until a wake was measured. A mean of logarithms, so that one wake
-    /// delayed a thousandfold moves the estimate by half, not a hundredfold.
-    ln_sleep_cost: Option<f32>,
+    /// The means of the logarithms of recent wakes' latency and of their
+    /// sleeps' CPU, in nanoseconds; `None` until a wake was measured. Means
+    /// of logarithms, so that one wake delayed a thousandfold moves an
+    /// estimate by half, not a hundredfold.
+    ln_wake: Option<(f32, f32)>,
     idle: Costs,
     join: Costs,
 }
@@ -56,9 +64,18 @@ pub struct Learner {
 struct Costs([f32; GRID]);
 
 impl Learner {
-    /// The cost of a sleep and its wake, in nanoseconds, once measured.
+    /// A wake's latency, in nanoseconds, once measured.
+    pub fn wake_ns(&self) -> Option<u64> {
+        self.ln_wake
+            .map(|(latency, _)| latency.exp().round() as u64)
+    }
+
+    /// `C`, the cost of a sleep and its wake, in nanoseconds, once
+    /// measured: the sleep's CPU and the wake's weighted latency.
     pub fn sleep_cost_ns(&self) -> Option<u64> {
-        self.ln_sleep_cost.map(|ln| ln.exp().round() as u64)
+        self.ln_wake.map(|(latency, cpu)| {
+            LATENCY_WEIGHT * latency.exp().round() as u64 + cpu.exp().round() as u64
+        })
     }
 
     /// The search budget of the next idle period of `kind`, in nanoseconds:
@@ -78,13 +95,28 @@ impl Learner {
         (FRACTIONS[best] * cost as f32) as u64
     }
 
-    /// A sleep and its wake cost `ns`: from the waker's call to the sleeper
-    /// running, plus the CPU the sleeper spent on it.
-    pub fn sleep_cost(&mut self, ns: u64) {
-        let sample = (ns.max(1) as f32).ln();
-        self.ln_sleep_cost = Some(match self.ln_sleep_cost {
-            None => sample,
-            Some(mean) => mean + (sample - mean) / HORIZON,
+    /// The estimates of a wake's latency and a sleep's CPU, as the means of
+    /// their logarithms, once measured: for another worker of the pool to
+    /// start from.
+    pub fn wake_costs(&self) -> Option<(f32, f32)> {
+        self.ln_wake
+    }
+
+    /// Start from another worker's estimates, if this one has none: a
+    /// worker whose sleeps all end without a waker (a poller's events, its
+    /// deadlines) measures no wake of its own.
+    pub fn adopt_wake_costs(&mut self, costs: (f32, f32)) {
+        self.ln_wake.get_or_insert(costs);
+    }
+
+    /// A wake took `latency_ns` from the waker's call to the sleeper
+    /// running, and the sleep `cpu_ns` of the sleeper's CPU.
+    pub fn wake(&mut self, latency_ns: u64, cpu_ns: u64) {
+        let ln = |ns: u64| (ns.max(1) as f32).ln();
+        let (latency, cpu) = (ln(latency_ns), ln(cpu_ns));
+        self.ln_wake = Some(match self.ln_wake {
+            None => (latency, cpu),
+            Some((l, c)) => (l + (latency - l) / HORIZON, c + (cpu - c) / HORIZON),
         });
     }
 
@@ -121,9 +153,10 @@ mod tests {
 
     const US: u64 = 1_000;
 
+    /// A learner whose wakes cost `cost` in all: latency alone.
     fn measured(cost: u64) -> Learner {
         let mut learner = Learner::default();
-        learner.sleep_cost(cost);
+        learner.wake(cost / LATENCY_WEIGHT, 1);
         learner
     }
 
@@ -191,18 +224,20 @@ mod tests {
     }
 
     #[test]
-    fn the_cost_of_a_sleep_is_a_mean_of_logarithms() {
-        let mut learner = measured(30 * US);
-        assert!(delta(learner.sleep_cost_ns().unwrap(), 30 * US) < 10);
-        // One wake delayed to 30 ms moves it by half: 30 µs · 1000^(1/16).
-        learner.sleep_cost(30_000 * US);
-        let moved = learner.sleep_cost_ns().unwrap();
-        assert!((delta(moved, 46_200) as f64) < 300.0, "{moved}");
+    fn the_cost_of_a_sleep_is_its_cpu_and_twice_its_latency_each_a_mean_of_logarithms() {
+        let mut learner = Learner::default();
+        learner.wake(15 * US, 4 * US);
+        assert!(delta(learner.sleep_cost_ns().unwrap(), 34 * US) < 10);
+        // One wake delayed to 15 ms moves the latency by half: 15 µs ·
+        // 1000^(1/16).
+        learner.wake(15_000 * US, 4 * US);
+        let moved = learner.wake_ns().unwrap();
+        assert!(delta(moved, 23_100) < 200, "{moved}");
         // And it settles back as ordinary wakes come.
         for _ in 0..100 {
-            learner.sleep_cost(30 * US);
+            learner.wake(15 * US, 4 * US);
         }
-        assert!(delta(learner.sleep_cost_ns().unwrap(), 30 * US) < 100);
+        assert!(delta(learner.sleep_cost_ns().unwrap(), 34 * US) < 100);
     }
 
     fn delta(a: u64, b: u64) -> u64 {

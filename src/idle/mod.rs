@@ -19,6 +19,8 @@ mod period;
 mod policy;
 
 pub use learner::Learner;
-pub use period::{IdlePeriod, Setup, Step, LATENCY_WEIGHT};
+#[cfg(feature = "policy-tools")]
+pub use learner::LATENCY_WEIGHT;
+pub use period::{IdlePeriod, Setup, Step};
 pub use policy::IdlePolicy;
 pub(crate) use policy::Searchers;

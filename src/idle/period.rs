@@ -16,12 +16,6 @@ use super::learner::Learner;
 use super::policy::{IdlePolicy, Search, RAYON_ROUNDS};
 use crate::latch::WaitKind;
 
-/// How many threads' time a wake's latency costs, against a thread's CPU:
-/// the work it delays, and the thread that waits for that work (a joining
-/// worker, or the caller of `install` or of a request)
-/// (docs/idle-policy.md, "Cost model").
-pub const LATENCY_WEIGHT: u64 = 2;
-
 /// What an empty round does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -105,6 +99,8 @@ pub struct IdlePeriod {
     /// When the work that ended the last sleep came (the waker's stamp), if
     /// a wake ended it and no round has run since.
     woke_at: Option<u64>,
+    /// The last sleep ended at its deadline, and no round has run since.
+    timed_out: bool,
     /// The last gap taught to the rule, until taken (for a trace).
     #[cfg(feature = "policy-tools")]
     lesson: Option<(WaitKind, u64)>,
@@ -124,6 +120,7 @@ impl IdlePeriod {
             returned: None,
             sleep_started: 0,
             woke_at: None,
+            timed_out: false,
             #[cfg(feature = "policy-tools")]
             lesson: None,
             learner,
@@ -175,6 +172,7 @@ impl IdlePeriod {
             // A round after a wake: the wake found nothing, and the gap it
             // ended is not this worker's to learn. Another begins.
             let empty_wake = self.woke_at.take().is_some();
+            self.timed_out = false;
             if empty_wake {
                 self.since = None;
             }
@@ -242,16 +240,16 @@ impl IdlePeriod {
         // A stamp from before this sleep is an earlier wake's.
         let stamp = stamp.filter(|&stamp| stamp >= self.sleep_started && stamp <= now);
         if let (Some(stamp), true) = (stamp, setup.learns()) {
-            self.learner
-                .sleep_cost(LATENCY_WEIGHT * (now - stamp) + sleep_cpu);
+            self.learner.wake(now - stamp, sleep_cpu);
         }
-        self.woke_at = Some(stamp.unwrap_or(now));
+        self.woke_at = Some(stamp.unwrap_or_else(|| self.came_before(now)));
         self.phase = Phase::Start;
     }
 
     /// The sleep's deadline ended it: a new phase starts at the next round,
-    /// and the gap goes on.
+    /// and the gap goes on, unless work is found then.
     pub fn timed_out(&mut self) {
+        self.timed_out = true;
         self.phase = Phase::Start;
     }
 
@@ -260,9 +258,16 @@ impl IdlePeriod {
     /// the next round begins another.
     pub fn park_returned(&mut self, now: u64) {
         if let Some(since) = self.since.take() {
-            self.returned = Some(now.saturating_sub(since));
+            self.returned = Some(self.came_before(now).saturating_sub(since));
         }
         self.phase = Phase::Start;
+    }
+
+    /// When the work came that a sleep without a waker's stamp ran at
+    /// `now` for (a deadline, a poller's event): a wake's latency earlier,
+    /// as far as the worker has measured one.
+    fn came_before(&self, now: u64) -> u64 {
+        now.saturating_sub(self.learner.wake_ns().unwrap_or(0))
     }
 
     /// The attempt to sleep ended without a sleep (the latch, the final
@@ -285,7 +290,11 @@ impl IdlePeriod {
             self.learn(setup, gap);
         }
         if let Some(since) = self.since.take() {
-            let came = self.woke_at.unwrap_or(now);
+            let came = match self.woke_at {
+                Some(came) => came,
+                None if self.timed_out => self.came_before(now),
+                None => now,
+            };
             self.learn(setup, came.saturating_sub(since));
         }
     }
@@ -388,10 +397,11 @@ mod tests {
         assert!(!Setup::new(&IdlePolicy::new(), 8, None).oversized);
     }
 
-    /// A worker whose sleep costs 30 µs, for the learned policy.
+    /// A worker whose sleep costs 30 µs (a wake of 15 µs, twice), for the
+    /// learned policy.
     fn measured() -> Learner {
         let mut learner = Learner::default();
-        learner.sleep_cost(30 * US);
+        learner.wake(15 * US, 0);
         learner
     }
 
@@ -432,10 +442,9 @@ mod tests {
         period.sleeping(42 * US);
         period.woken(930 * US, Some(900 * US), 2 * US, &setup);
         period.found(935 * US, &setup);
-        // Each sleep cost its CPU and twice its wake's 30 µs (LATENCY_WEIGHT).
         let mut expected = measured();
-        expected.sleep_cost(62 * US);
-        expected.sleep_cost(62 * US);
+        expected.wake(30 * US, 2 * US);
+        expected.wake(30 * US, 2 * US);
         expected.gap(IDLE, 859 * US);
         assert_eq!(period.learner, expected);
     }

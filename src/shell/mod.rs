@@ -33,6 +33,10 @@ pub(crate) struct PoolIdle {
     pub(crate) policy: IdlePolicy,
     pub(crate) setup: Setup,
     pub(crate) slots: SearcherSlots,
+    /// The latest worker's estimates of a wake's costs (`Learner::wake_costs`,
+    /// the two `f32`s' bits; 0 before any): the machine's, so a worker that
+    /// measured none starts from them. Relaxed, a hint.
+    wake_costs: AtomicU64,
     #[cfg(feature = "policy-tools")]
     trace: trace::GapTrace,
 }
@@ -45,6 +49,7 @@ impl PoolIdle {
             policy,
             setup: Setup::new(&policy, workers, available_cpus()),
             slots: SearcherSlots::new(&policy, workers),
+            wake_costs: AtomicU64::new(0),
             #[cfg(feature = "policy-tools")]
             trace: trace::GapTrace::new(),
         }
@@ -55,6 +60,22 @@ impl PoolIdle {
     /// up to two (each protocol's `end_search`).
     pub(crate) fn capped(&self) -> bool {
         self.slots.is_capped() && !self.setup.oversized
+    }
+
+    /// The pool's estimates of a wake's costs, if a worker published any.
+    fn wake_costs(&self) -> Option<(f32, f32)> {
+        match self.wake_costs.load(Relaxed) {
+            0 => None,
+            bits => Some((
+                f32::from_bits((bits >> 32) as u32),
+                f32::from_bits(bits as u32),
+            )),
+        }
+    }
+
+    fn publish_wake_costs(&self, (latency, cpu): (f32, f32)) {
+        let bits = (u64::from(latency.to_bits()) << 32) | u64::from(cpu.to_bits());
+        self.wake_costs.store(bits, Relaxed);
     }
 
     /// Whether a phase of a wait of `kind` may search: the cap decides
@@ -189,7 +210,11 @@ impl Period {
         if !self.began {
             self.began = true;
             if pool.setup.learns() {
-                self.machine.learner = worker.learner();
+                let mut learner = worker.learner();
+                if let Some(costs) = pool.wake_costs() {
+                    learner.adopt_wake_costs(costs);
+                }
+                self.machine.learner = learner;
             }
         }
         if self.machine.woke() {
@@ -262,6 +287,9 @@ impl Period {
         };
         let stamp = learns.then(|| worker.woken_at.load(Relaxed));
         self.machine.woken(now, stamp, sleep_cpu, &pool.setup);
+        if let Some(costs) = self.machine.learner.wake_costs().filter(|_| learns) {
+            pool.publish_wake_costs(costs);
+        }
     }
 
     /// The sleep's deadline ended it.

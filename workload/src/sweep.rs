@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Fixed search budgets in µs: each becomes a variant of a protocol whose
-/// policy is the default's with `search_budget(b, b)`.
+/// policy is `IdlePolicy::fixed_budget(b)`.
 ///
 /// ```
 /// use eventcount_workload::sweep::Budgets;
@@ -195,4 +195,20 @@ mod tests {
     fn variants_are_named_by_protocol_and_budget() {
         assert_eq!(Protocol::Jec.variant(25), "jec@25us");
     }
+}
+
+/// The file a recorded run's idle gaps go to (`rayon-bench --record`), and
+/// that `policy-sim calibrate` reads: bench, case and run, with every
+/// character but letters, digits, `-` and `.` as `_`.
+pub fn gap_trace_name(bench: &str, case: &str, run: &str) -> String {
+    format!("{bench}-{case}-{run}.gaps")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

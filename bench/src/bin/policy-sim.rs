@@ -1,11 +1,14 @@
 //! `policy-sim`: eventcount's idle policy on a virtual clock (the crate's
 //! own policy code, `bench/src/sim/`), against fixed budgets, the
 //! clairvoyant policy and rayon's rounds, on every trace family and wake
-//! cost; or on traces recorded from real runs.
+//! cost; on traces recorded from real runs; and against this VM's own
+//! ranking of the fixed budgets.
 //!
 //! ```text
-//! cargo run --release -p eventcount-bench --bin policy-sim            # the table
-//! cargo run --release -p eventcount-bench --bin policy-sim -- --trace F.gaps [--idle-dominated]
+//! policy-sim                                  # the table, and the bounds
+//! policy-sim --measure                        # also this machine, measured
+//! policy-sim --trace F.gaps [--idle-dominated]  # recorded traces instead
+//! policy-sim --calibrate R.json --traces DIR  # the simulator's ranking against the VM's
 //! ```
 
 use std::path::PathBuf;
@@ -13,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use eventcount_bench::sim::table::{self, Row};
-use eventcount_bench::sim::{traces, Machine, Pool};
+use eventcount_bench::sim::{calibrate, measure, traces, Machine, Pool};
 
 /// eventcount's idle policy on a virtual clock.
 #[derive(Parser)]
@@ -21,72 +24,91 @@ struct Options {
     /// Gaps per worker of each generated trace.
     #[arg(long, default_value_t = 2_000)]
     periods: usize,
+    /// Measure this machine (a search round, a wake, a sleep's CPU) and
+    /// run every table on it too.
+    #[arg(long)]
+    measure: bool,
     /// Replay these traces, recorded with the crate's `policy-tools`
-    /// feature (EVENTCOUNT_GAP_TRACE), instead of the generated families:
-    /// on the three machines, and on this one as the trace measured it.
+    /// feature (EVENTCOUNT_GAP_TRACE), instead of the generated families.
     #[arg(long)]
     trace: Vec<PathBuf>,
     /// The recorded traces are idle-dominated (long gaps between bursts).
     #[arg(long)]
     idle_dominated: bool,
-    /// Also print each fixed budget's ranking by cost, one line per row.
-    #[arg(long)]
-    ranks: bool,
+    /// Rank the fixed budgets as `scripts/rayon-bench --oracle --record
+    /// DIR --json > R.json` measured them, and as the simulator does on the
+    /// traces of DIR (`--traces`), on this machine's measured costs.
+    #[arg(long, value_name = "R.json", requires = "traces")]
+    calibrate: Option<PathBuf>,
+    /// The traces of `--calibrate`.
+    #[arg(long, value_name = "DIR")]
+    traces: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    let options = Options::parse();
+    match run(Options::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("policy-sim: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(options: Options) -> Result<(), String> {
+    let mut machines = Machine::ALL.to_vec();
+    if options.measure || options.calibrate.is_some() {
+        let here = measure::this_machine(2_000);
+        println!(
+            "this machine: a wake {:.1} µs, a sleep's CPU {:.1} µs, a wake call's {:.1} µs, a round {:.2} µs\n",
+            here.wake_ns as f64 / 1e3,
+            here.sleep_cpu_ns as f64 / 1e3,
+            here.waker_cpu_ns as f64 / 1e3,
+            here.round_ns as f64 / 1e3
+        );
+        machines.push(here);
+    }
+    if let (Some(report), Some(dir)) = (&options.calibrate, &options.traces) {
+        let text =
+            std::fs::read_to_string(report).map_err(|e| format!("{}: {e}", report.display()))?;
+        let report =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", report.display()))?;
+        let here = machines.last().expect("measured");
+        let calibrations = calibrate::calibrate(&report, dir, here)?;
+        print!("{}", calibrate::markdown(&calibrations));
+        return Ok(());
+    }
     let rows = if options.trace.is_empty() {
-        table::rows(&traces::families(options.periods))
+        table::rows(&traces::families(options.periods), &machines)
     } else {
         let mut rows = Vec::new();
         for path in &options.trace {
-            let (trace, cost) = match traces::load(path, options.idle_dominated) {
-                Ok(loaded) => loaded,
-                Err(err) => {
-                    eprintln!("policy-sim: {err}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let pool = Pool {
-                workers: trace.workers.len(),
-                cpus: std::thread::available_parallelism().map_or(2, |n| n.get()),
-                peer_round_ns: Pool::OVERSIZED.peer_round_ns,
-            };
-            for machine in Machine::ALL {
-                rows.push(Row::new(&trace, machine, pool));
-            }
+            let (trace, cost) = traces::load(path, options.idle_dominated)?;
             println!(
                 "{}: {} gaps, the run's median sleep cost {} µs",
                 trace.name,
                 trace.workers.iter().map(Vec::len).sum::<usize>(),
                 cost / 1_000
             );
+            let pool = Pool {
+                workers: trace.workers.len(),
+                cpus: std::thread::available_parallelism().map_or(2, |n| n.get()),
+                peer_round_ns: Pool::OVERSIZED.peer_round_ns,
+            };
+            for machine in &machines {
+                rows.push(Row::new(&trace, *machine, pool));
+            }
         }
         rows
     };
     print!("{}", table::markdown(&rows));
-    if options.ranks {
-        for row in &rows {
-            let mut order: Vec<(u64, u64)> =
-                row.fixed.iter().map(|(us, o)| (o.cost_ns(), *us)).collect();
-            order.sort_unstable();
-            let names: Vec<String> = order.iter().map(|(_, us)| us.to_string()).collect();
-            println!(
-                "ranks {} on {}: {}",
-                row.trace,
-                row.machine.name,
-                names.join(" < ")
-            );
-        }
-    }
     println!();
-    for machine in Machine::ALL {
+    for machine in &machines {
         println!(
-            "timer ticks on {}: last tick that searched {} from a fresh worker, {} after a burst",
+            "timer ticks on {}: the last tick that searched: {} from a fresh worker, {} after a burst",
             machine.name,
-            table::last_tick_that_searched(&machine, false),
-            table::last_tick_that_searched(&machine, true)
+            table::last_tick_that_searched(machine, false),
+            table::last_tick_that_searched(machine, true)
         );
     }
     let broken: Vec<String> = rows.iter().flat_map(Row::violations).collect();
@@ -98,5 +120,5 @@ fn main() -> ExitCode {
             println!("  {line}");
         }
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -11,12 +11,16 @@
 //!   in wasted CPU and in added latency.
 //! - [`table`]: every policy of the comparison on every trace and machine,
 //!   the default's ratios, and the bounds the CI test asserts.
+//! - [`measure`]: this machine's costs; [`calibrate`]: the simulator's
+//!   ranking of the fixed budgets against the VM's.
 //!
 //! Deterministic: the same inputs give the same numbers, so the test
 //! asserts numbers, never times.
 
 use eventcount::policy_tools::LATENCY_WEIGHT;
 
+pub mod calibrate;
+pub mod measure;
 pub mod run;
 pub mod table;
 pub mod traces;

@@ -110,25 +110,31 @@ pub fn timer(period: u64, periods: usize) -> Trace {
     })
 }
 
-/// B6: a burst of fork-join work (joins of a few µs, and a steal now and
-/// then), then the idle window B6 measures: only the window's period
-/// counts. As many bursts as fit in `periods`, 100 periods each.
-pub fn b6(periods: usize) -> Trace {
-    let mut n = 0;
-    two_workers("B6 burst, then idle", true, 6, periods, move |rng| {
-        n += 1;
-        match n % 100 {
-            0 => Gap::idle(300 * MS),
-            k if k % 4 == 0 => Gap {
-                counted: false,
-                ..Gap::idle(rng.exp(3.0 * US as f64))
-            },
-            _ => Gap {
-                counted: false,
-                ..Gap::join(rng.exp(3.0 * US as f64))
-            },
-        }
-    })
+/// B6, as its recorded runs show it: each run a fresh pool, whose burst
+/// of fork-join work leaves a worker a handful of join waits and a couple
+/// of short idle gaps (most of its searches find work at once, and teach
+/// nothing), then the idle window B6 measures, in which only that window
+/// counts. `runs` runs, one a worker.
+pub fn b6(runs: usize) -> Trace {
+    let mut rng = Rng(6);
+    let burst = |rng: &mut Rng| {
+        let mut gaps: Vec<Gap> = (0..18)
+            .map(|k| {
+                let gap = if k % 9 == 0 { Gap::idle } else { Gap::join };
+                Gap {
+                    counted: false,
+                    ..gap(rng.exp(3.0 * US as f64))
+                }
+            })
+            .collect();
+        gaps.push(Gap::idle(300 * MS));
+        gaps
+    };
+    Trace {
+        name: "B6 burst, then idle".to_string(),
+        idle_dominated: true,
+        workers: (0..runs).map(|_| burst(&mut rng)).collect(),
+    }
 }
 
 /// B7: ticks of 8 jobs of 5 µs in a join tree, `gap` apart: a worker waits
@@ -198,7 +204,7 @@ pub fn families(periods: usize) -> Vec<Trace> {
     vec![
         timer(MS, periods),
         timer(5 * MS, periods),
-        b6(periods),
+        b6(periods / 10),
         b7(20 * US, periods),
         b7(200 * US, periods),
         b7(2 * MS, periods),
