@@ -44,8 +44,7 @@ type Protocol = eventcount::JecSleep;
 
 // The policy: eventcount's default (a search budget that each worker
 // learns, and at most half the pool searching) unless a feature picks
-// another, in this order of precedence, lowest first: `nocap` is the
-// default without its searcher cap,
+// another, in this order of precedence, lowest first:
 // `rayon-policy` is rayon's 32 yield
 // rounds, and `pr1314-adaptive` and `pr1314-bounded` are the two policies
 // of rayon PR #1314 (on rayon's rounds).
@@ -55,8 +54,6 @@ const POLICY: IdlePolicy = if cfg!(feature = "pr1314-bounded") {
     IdlePolicy::rayon().sleep_after_empty_wake(true)
 } else if cfg!(feature = "rayon-policy") {
     IdlePolicy::rayon()
-} else if cfg!(feature = "nocap") {
-    IdlePolicy::new().max_searching_all()
 } else {
     IdlePolicy::new()
 };

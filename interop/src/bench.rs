@@ -38,9 +38,8 @@ pub struct Options {
     #[arg(long, default_value_t = 11)]
     rounds: usize,
     /// The builds to compare with stock rayon (always run, twice):
-    /// comma-separated names from jec, jec-nocap, notifier,
-    /// notifier-nocap, jec-rayon, notifier-rayon, pr1314-adaptive,
-    /// pr1314-bounded, eigen, or `all`.
+    /// comma-separated names from jec, notifier, jec-rayon,
+    /// notifier-rayon, pr1314-adaptive, pr1314-bounded, eigen, or `all`.
     #[arg(long, default_value = "jec,notifier", value_parser = parse_builds)]
     builds: Builds,
     /// Print the rows as JSON instead of the table.
@@ -122,11 +121,9 @@ const fn patched(name: &'static str, protocol: Protocol, policy: Option<&'static
     }
 }
 
-const PATCHED: [Build; 9] = [
+const PATCHED: [Build; 7] = [
     patched("jec", Protocol::Jec, None),
-    patched("jec-nocap", Protocol::Jec, Some("nocap")),
     patched("notifier", Protocol::Notifier, None),
-    patched("notifier-nocap", Protocol::Notifier, Some("nocap")),
     patched("jec-rayon", Protocol::Jec, Some("rayon-policy")),
     patched("notifier-rayon", Protocol::Notifier, Some("rayon-policy")),
     patched("pr1314-adaptive", Protocol::Jec, Some("pr1314-adaptive")),

@@ -128,8 +128,7 @@ impl Which {
 
 /// The policy features of the patched rayon-core (see the shim), lowest
 /// precedence first. Without one, it runs eventcount's default policy.
-pub const POLICY_FEATURES: [&str; 4] =
-    ["nocap", "rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
+pub const POLICY_FEATURES: [&str; 3] = ["rayon-policy", "pr1314-adaptive", "pr1314-bounded"];
 
 /// The policy a build runs, from what `cargo tree -e features -i
 /// rayon-core` printed for it: the feature of highest precedence, or None
@@ -189,13 +188,9 @@ impl Protocol {
 /// An idle policy a patched rayon-core can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Policy {
-    /// eventcount's default: a search budget each worker learns, and at
-    /// most half the pool searching.
+    /// eventcount's default: a search budget each worker learns.
     #[value(name = "default")]
     Default,
-    /// The default without its searcher cap.
-    #[value(name = "nocap")]
-    Nocap,
     /// rayon's own: 32 yield rounds, no cap.
     #[value(name = "rayon")]
     Rayon,
@@ -209,9 +204,8 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 5] = [
+    pub const ALL: [Policy; 4] = [
         Policy::Default,
-        Policy::Nocap,
         Policy::Rayon,
         Policy::Pr1314Adaptive,
         Policy::Pr1314Bounded,
@@ -221,7 +215,6 @@ impl Policy {
     pub fn name(self) -> &'static str {
         match self {
             Policy::Default => "default",
-            Policy::Nocap => "nocap",
             Policy::Rayon => "rayon",
             Policy::Pr1314Adaptive => "pr1314-adaptive",
             Policy::Pr1314Bounded => "pr1314-bounded",
@@ -233,7 +226,6 @@ impl Policy {
     pub fn feature(self) -> Option<&'static str> {
         match self {
             Policy::Default => None,
-            Policy::Nocap => Some("nocap"),
             Policy::Rayon => Some("rayon-policy"),
             Policy::Pr1314Adaptive => Some("pr1314-adaptive"),
             Policy::Pr1314Bounded => Some("pr1314-bounded"),
@@ -244,7 +236,6 @@ impl Policy {
     pub fn expr(self) -> &'static str {
         match self {
             Policy::Default => "IdlePolicy::new()",
-            Policy::Nocap => "IdlePolicy::new().max_searching_all()",
             Policy::Rayon => "IdlePolicy::rayon()",
             Policy::Pr1314Adaptive => "IdlePolicy::rayon().sleep_after_empty_wake(true)",
             Policy::Pr1314Bounded => "IdlePolicy::rayon().max_searching_busy()",
@@ -256,7 +247,6 @@ impl Policy {
         use eventcount::IdlePolicy;
         match self {
             Policy::Default => IdlePolicy::new(),
-            Policy::Nocap => IdlePolicy::new().max_searching_all(),
             Policy::Rayon => IdlePolicy::rayon(),
             Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(true),
             Policy::Pr1314Bounded => IdlePolicy::rayon().max_searching_busy(),

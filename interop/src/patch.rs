@@ -14,7 +14,7 @@
 //! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
 //!   peer `eventcount-eigen`, optional) and the features that choose the
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
-//!   (`nocap`, `rayon-policy`, `pr1314-adaptive`,
+//!   (`rayon-policy`, `pr1314-adaptive`,
 //!   `pr1314-bounded`), and
 //!   `fixed-budget`, which fixes the policy's search budget from the
 //!   environment (the oracle sweep of `scripts/rayon-bench --oracle`), and
@@ -281,7 +281,7 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
             }
             let feature_lines =
                 "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
-                 nocap = []\nrayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
+                 rayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
                  fixed-budget = []\npolicy-tools = [\"eventcount/policy-tools\"]\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(

@@ -20,12 +20,8 @@ pub enum PoolKind {
     /// [`AnyPool::new`] (the default: learned budgets, half the pool
     /// searching).
     Jec,
-    /// The same without the searcher cap.
-    JecNoCap,
     /// The example pool on `NotifierSleep`, with the policy given.
     Notifier,
-    /// The same without the searcher cap.
-    NotifierNoCap,
     /// `JecSleep` with rayon's fixed policy, `IdlePolicy::rayon()`.
     JecRayon,
     /// `JecSleep` with rayon PR #1314's default:
@@ -45,14 +41,11 @@ impl PoolKind {
     /// reference, last.
     pub const ALL: [PoolKind; 3] = [PoolKind::Jec, PoolKind::Notifier, PoolKind::Rayon];
 
-    /// Every pool: each protocol as given and without the searcher cap,
-    /// rayon's policy and rayon PR #1314's two on
-    /// `JecSleep`, the Eigen peer, and rayon last.
-    pub const EVERY: [PoolKind; 9] = [
+    /// Every pool: each protocol as given, rayon's policy and rayon PR
+    /// #1314's two on `JecSleep`, the Eigen peer, and rayon last.
+    pub const EVERY: [PoolKind; 7] = [
         PoolKind::Jec,
-        PoolKind::JecNoCap,
         PoolKind::Notifier,
-        PoolKind::NotifierNoCap,
         PoolKind::JecRayon,
         PoolKind::Pr1314Adaptive,
         PoolKind::Pr1314Bounded,
@@ -64,9 +57,7 @@ impl PoolKind {
     pub fn name(self) -> &'static str {
         match self {
             PoolKind::Jec => "jec",
-            PoolKind::JecNoCap => "jec-nocap",
             PoolKind::Notifier => "notifier",
-            PoolKind::NotifierNoCap => "notifier-nocap",
             PoolKind::JecRayon => "jec-rayon",
             PoolKind::Pr1314Adaptive => "pr1314-adaptive",
             PoolKind::Pr1314Bounded => "pr1314-bounded",
@@ -94,8 +85,7 @@ enum Inner {
 
 impl AnyPool {
     /// Start a pool of `kind` with `threads` workers. `Jec` and `Notifier`
-    /// idle with `policy`, the `-nocap` kinds with `policy` without its
-    /// searcher cap; the others carry their own policy (rayon's, or rayon
+    /// idle with `policy`; the others carry their own policy (rayon's, or rayon
     /// PR #1314's, or rayon's pool itself).
     pub fn new(kind: PoolKind, threads: usize, policy: IdlePolicy) -> AnyPool {
         let threads_before = live_threads();
@@ -108,9 +98,7 @@ impl AnyPool {
         };
         let pool = match kind {
             PoolKind::Jec => jec(policy),
-            PoolKind::JecNoCap => jec(policy.max_searching_all()),
             PoolKind::Notifier => notifier(policy),
-            PoolKind::NotifierNoCap => notifier(policy.max_searching_all()),
             PoolKind::JecRayon => jec(IdlePolicy::rayon()),
             PoolKind::Pr1314Adaptive => jec(IdlePolicy::rayon().sleep_after_empty_wake(true)),
             PoolKind::Pr1314Bounded => jec(IdlePolicy::rayon().max_searching_busy()),

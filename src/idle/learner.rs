@@ -1,16 +1,10 @@
 //! [`Learner`]: one worker's rule for how long to search before it sleeps
 //! ([docs/idle-policy.md](crate::docs::idle_policy), "The rule").
 //!
-//! Spinning before blocking is ski rental: each idle period the worker
-//! either keeps searching, paying CPU for every microsecond, or sleeps,
-//! paying once the cost `C` of a sleep and its wake (the CPU the sleep takes
-//! and the latency the wake adds). The learner measures `C` on the machine
-//! it runs on, and keeps, for each of a grid of budgets between 0 and `C`,
-//! what that budget would have cost over the worker's recent idle periods.
-//! The next search spends the budget that cost least: the best fixed budget
-//! in hindsight, over a discounted window.
-//!
-//! Pure: no clock and no atomics. The protocols measure; this decides.
+//! Ski rental: a worker searches, paying CPU as it goes, or sleeps, paying
+//! once the cost `C` of a sleep and its wake. The learner measures `C`, and
+//! keeps what each budget of a grid between 0 and `C` would have cost over
+//! recent gaps; the next search spends the cheapest.
 
 use crate::latch::WaitKind;
 
@@ -20,28 +14,23 @@ use crate::latch::WaitKind;
 /// (docs/idle-policy.md, "Bound").
 const GRID: usize = 12;
 
-/// The budgets of the grid as fractions of `C`, smallest first.
-const FRACTIONS: [f32; GRID] = {
-    let mut fractions = [0.0; GRID];
-    let mut k = GRID - 1;
-    let mut fraction = 1.0;
-    while k > 0 {
-        fractions[k] = fraction;
-        fraction *= std::f32::consts::FRAC_1_SQRT_2;
-        k -= 1;
+/// The grid's `k`th budget as a fraction of `C`, smallest first.
+fn fraction(k: usize) -> f32 {
+    if k == 0 {
+        0.0
+    } else {
+        0.5f32.powf((GRID - 1 - k) as f32 / 2.0)
     }
-    fractions
-};
+}
 
 /// How many idle periods the rule remembers: each lesson's weight falls by
 /// `1/HORIZON` with every later one, and the estimates of a wake's costs
 /// average over as many wakes (docs/idle-policy.md, "Constants").
 const HORIZON: f32 = 16.0;
 
-/// How many threads' time a wake's latency costs, against a thread's CPU:
-/// the work it delays, and the thread that waits for that work (a joining
-/// worker, or the caller of `install` or of a request)
-/// (docs/idle-policy.md, "Cost model").
+/// How many threads' time a wake's latency costs (the work it delays, and
+/// the thread waiting for it), against a thread's CPU (docs/idle-policy.md,
+/// "Cost model").
 pub const LATENCY_WEIGHT: u64 = 2;
 
 /// One worker's rule: its estimates of a wake's latency and a sleep's CPU,
@@ -52,10 +41,12 @@ pub struct Learner {
     /// The means of the logarithms of recent wakes' latency and of their
     /// sleeps' CPU, in nanoseconds; `None` until a wake was measured. Means
     /// of logarithms, so that one wake delayed a thousandfold moves an
-    /// estimate by half, not a hundredfold.
-    ln_wake: Option<(f32, f32)>,
-    idle: Costs,
-    join: Costs,
+    /// estimate by half, not a hundredfold. The shell shares them across
+    /// the pool: a worker whose sleeps end without a waker (a poller's
+    /// events, its deadlines) measures none of its own.
+    pub(crate) ln_wake: Option<(f32, f32)>,
+    /// Per kind of wait, by `WaitKind as usize`.
+    costs: [Costs; 2],
 }
 
 /// What each budget of the grid would have cost, in units of `C`, each
@@ -85,28 +76,9 @@ impl Learner {
         let Some(cost) = self.sleep_cost_ns() else {
             return 0;
         };
-        let costs = &self.costs(kind).0;
-        let mut best = 0;
-        for k in 1..GRID {
-            if costs[k] < costs[best] {
-                best = k;
-            }
-        }
-        (FRACTIONS[best] * cost as f32) as u64
-    }
-
-    /// The estimates of a wake's latency and a sleep's CPU, as the means of
-    /// their logarithms, once measured: for another worker of the pool to
-    /// start from.
-    pub fn wake_costs(&self) -> Option<(f32, f32)> {
-        self.ln_wake
-    }
-
-    /// Start from another worker's estimates, if this one has none: a
-    /// worker whose sleeps all end without a waker (a poller's events, its
-    /// deadlines) measures no wake of its own.
-    pub fn adopt_wake_costs(&mut self, costs: (f32, f32)) {
-        self.ln_wake.get_or_insert(costs);
+        let costs = &self.costs[kind as usize].0;
+        let best = (1..GRID).fold(0, |best, k| if costs[k] < costs[best] { k } else { best });
+        (fraction(best) * cost as f32) as u64
     }
 
     /// A wake took `latency_ns` from the waker's call to the sleeper
@@ -129,20 +101,10 @@ impl Learner {
             return;
         };
         let gap = gap_ns as f32 / cost.max(1) as f32;
-        let costs = match kind {
-            WaitKind::Idle => &mut self.idle.0,
-            WaitKind::Join => &mut self.join.0,
-        };
-        for (total, fraction) in costs.iter_mut().zip(FRACTIONS) {
-            let this = if gap <= fraction { gap } else { fraction + 1.0 };
+        for (k, total) in self.costs[kind as usize].0.iter_mut().enumerate() {
+            let budget = fraction(k);
+            let this = if gap <= budget { gap } else { budget + 1.0 };
             *total = *total * (1.0 - 1.0 / HORIZON) + this;
-        }
-    }
-
-    fn costs(&self, kind: WaitKind) -> &Costs {
-        match kind {
-            WaitKind::Idle => &self.idle,
-            WaitKind::Join => &self.join,
         }
     }
 }
@@ -162,44 +124,25 @@ mod tests {
 
     #[test]
     fn the_grid_runs_from_zero_and_c_over_32_to_c_root_two_apart() {
-        assert_eq!(FRACTIONS[0], 0.0);
-        assert!((FRACTIONS[1] - 1.0 / 32.0).abs() < 1e-6);
-        assert_eq!(FRACTIONS[GRID - 1], 1.0);
-        for k in 2..GRID {
-            assert!((FRACTIONS[k] / FRACTIONS[k - 1] - 2f32.sqrt()).abs() < 1e-5);
-        }
+        assert_eq!((fraction(0), fraction(GRID - 1)), (0.0, 1.0));
+        assert!((fraction(1) - 1.0 / 32.0).abs() < 1e-6);
+        assert!((2..GRID).all(|k| (fraction(k) / fraction(k - 1) - 2f32.sqrt()).abs() < 1e-5));
     }
 
     #[test]
-    fn nothing_is_searched_or_learned_before_a_wake_is_measured() {
+    fn short_gaps_buy_the_budget_that_covers_them_and_long_ones_none() {
         let mut learner = Learner::default();
         learner.gap(WaitKind::Idle, 5 * US);
-        assert_eq!(learner, Learner::default());
-        assert_eq!(learner.budget_ns(WaitKind::Idle), 0);
-    }
-
-    #[test]
-    fn short_gaps_buy_the_budget_that_covers_them_and_no_more() {
+        assert_eq!(learner, Learner::default(), "nothing learned before a wake");
         let mut learner = measured(30 * US);
         for _ in 0..4 {
             learner.gap(WaitKind::Idle, 10 * US);
         }
-        // 10 µs is a third of C: the grid's 0.35·C (10.6 µs) covers it.
+        // 10 µs is a third of C: the grid's 0.35·C (10.6 µs) covers it; the
+        // join's rule is its own.
         assert_eq!(learner.budget_ns(WaitKind::Idle), 10_606);
-        // The join's rule is its own.
         assert_eq!(learner.budget_ns(WaitKind::Join), 0);
-    }
-
-    #[test]
-    fn long_gaps_and_timer_ticks_bring_the_budget_to_zero() {
-        let mut learner = measured(30 * US);
-        learner.gap(WaitKind::Idle, 1_000 * US);
-        assert_eq!(learner.budget_ns(WaitKind::Idle), 0);
-        // After a run of short gaps, ticks undo it budget by budget.
-        for _ in 0..40 {
-            learner.gap(WaitKind::Idle, 20 * US);
-        }
-        assert_eq!(learner.budget_ns(WaitKind::Idle), 21_213);
+        // Timer ticks undo it budget by budget.
         let mut ticks = 0;
         while learner.budget_ns(WaitKind::Idle) > 0 {
             learner.gap(WaitKind::Idle, 1_000 * US);
@@ -227,20 +170,10 @@ mod tests {
     fn the_cost_of_a_sleep_is_its_cpu_and_twice_its_latency_each_a_mean_of_logarithms() {
         let mut learner = Learner::default();
         learner.wake(15 * US, 4 * US);
-        assert!(delta(learner.sleep_cost_ns().unwrap(), 34 * US) < 10);
+        assert!(learner.sleep_cost_ns().unwrap().abs_diff(34 * US) < 10);
         // One wake delayed to 15 ms moves the latency by half: 15 µs ·
         // 1000^(1/16).
         learner.wake(15_000 * US, 4 * US);
-        let moved = learner.wake_ns().unwrap();
-        assert!(delta(moved, 23_100) < 200, "{moved}");
-        // And it settles back as ordinary wakes come.
-        for _ in 0..100 {
-            learner.wake(15 * US, 4 * US);
-        }
-        assert!(delta(learner.sleep_cost_ns().unwrap(), 34 * US) < 100);
-    }
-
-    fn delta(a: u64, b: u64) -> u64 {
-        a.abs_diff(b)
+        assert!(learner.wake_ns().unwrap().abs_diff(23_100) < 200);
     }
 }

@@ -8,11 +8,8 @@
 //! | `learner.rs` | one worker's rule: the sleep's cost, and the budget that pays |
 //! | `period.rs`  | one idle period, step by step: search, sleepy, sleep          |
 //!
-//! Pure: no clock, no atomics. The protocols read the clocks and keep the
-//! shared state (`src/shell/`), and feed the times to an [`IdlePeriod`];
-//! a simulator can feed it a virtual clock. Nothing here wakes anybody: no
-//! wakeup depends on the policy, which is why the loom models run it at its
-//! extremes.
+//! Pure: no clock, no atomics; the protocols (`src/shell/`) feed it times.
+//! No wakeup depends on it, so the loom models run it at its extremes.
 
 mod learner;
 mod period;

@@ -2,15 +2,10 @@
 //! both protocols drive ([docs/idle-policy.md](crate::docs::idle_policy),
 //! "Steps").
 //!
-//! An idle period is a run of *phases*. Each phase searches (rounds that
-//! yield), then gets sleepy, then tries to sleep; a wake, or an attempt
-//! that ends without a sleep, starts a new phase. The protocols decide what
-//! "sleepy" and "sleep" mean; this type decides when each comes, and
-//! teaches the worker's [`Learner`] the period's gap.
-//!
-//! Pure: no clock and no atomics. Every event comes with the time the
-//! protocol read, in nanoseconds on one monotonic clock, so a simulator can
-//! drive it on a virtual one.
+//! A period is a run of *phases* (search rounds, a sleepy round, an attempt
+//! to sleep); a wake, or an attempt without a sleep, starts a new one. It
+//! teaches the worker's [`Learner`] the period's gap. Every event comes
+//! with the time the protocol read (ns), so a simulator can drive it.
 
 use super::learner::Learner;
 use super::policy::{IdlePolicy, Search, RAYON_ROUNDS};
@@ -21,27 +16,27 @@ use crate::latch::WaitKind;
 pub enum Step {
     /// A search round: yield the CPU, and come back.
     Search,
-    /// The search is over: announce sleepiness (the JEC protocol's sleepy
-    /// round, the notifier's `prepare_wait`).
+    /// Announce sleepiness (JEC's sleepy round, the notifier's
+    /// `prepare_wait`).
     Sleepy,
     /// Try to sleep.
     Sleep,
 }
 
-/// What a pool's idle periods follow: its policy, and whether the pool
-/// idles as rayon does because it has more workers than CPUs.
+/// What a pool's idle periods follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setup {
     search: Search,
     empty_wake_sleeps: bool,
-    /// The default policy in a pool with more workers than CPUs: rayon's
-    /// rounds, no cap, no sleep after an empty wake.
+    /// The default policy in a pool with more workers than CPUs, which
+    /// idles as rayon does: its rounds, no cap, no sleep after an empty
+    /// wake.
     pub oversized: bool,
 }
 
 impl Setup {
     /// The setup of a pool of `workers` under `policy`, on a machine that
-    /// lets it run `cpus` threads at once (`None`: unknown).
+    /// runs `cpus` threads at once (`None`: unknown).
     pub fn new(policy: &IdlePolicy, workers: usize, cpus: Option<usize>) -> Self {
         let oversized = policy.search == Search::Learned && cpus.is_some_and(|cpus| workers > cpus);
         Setup {
@@ -55,8 +50,7 @@ impl Setup {
         }
     }
 
-    /// Whether the worker's rule learns: the default, in a pool that fits
-    /// its CPUs.
+    /// Whether the worker's rule learns (the default, in a pool that fits).
     pub fn learns(&self) -> bool {
         self.search == Search::Learned
     }
@@ -66,42 +60,34 @@ impl Setup {
 enum Phase {
     /// A phase starts at the next round.
     Start,
-    Search,
+    /// Searching for this many rounds.
+    Rounds(u32),
+    /// Searching until this time.
+    Until(u64),
     Sleepy,
     Sleep,
-}
-
-/// When a phase's search ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Limit {
-    /// After this many rounds.
-    Rounds(u32),
-    /// At this time.
-    Until(u64),
 }
 
 /// One idle period of one worker.
 #[derive(Clone, Copy, Debug)]
 pub struct IdlePeriod {
-    /// Set at the first empty round.
+    /// Set when the gap begins.
     kind: WaitKind,
     phase: Phase,
     /// Rounds searched in this phase.
     rounds: u32,
-    limit: Limit,
     /// When the gap this period learns from began: its first empty round,
-    /// or the first after a wake or after its caller's park returned.
+    /// or the first after an empty wake or a park that returned.
     since: Option<u64>,
-    /// A gap that ended when the caller's park returned on its own, taught
-    /// at the next event.
+    /// A gap ended by the caller's park returning, taught at the next event.
     returned: Option<u64>,
     sleep_started: u64,
-    /// When the work that ended the last sleep came (the waker's stamp), if
-    /// a wake ended it and no round has run since.
+    /// When the work came that a wake brought (its waker's stamp, or an
+    /// estimate), until the next round.
     woke_at: Option<u64>,
     /// The last sleep ended at its deadline, and no round has run since.
     timed_out: bool,
-    /// The last gap taught to the rule, until taken (for a trace).
+    /// The last gap taught, until taken (for a trace).
     #[cfg(feature = "policy-tools")]
     lesson: Option<(WaitKind, u64)>,
     /// The worker's rule, while the period runs.
@@ -115,7 +101,6 @@ impl IdlePeriod {
             kind: WaitKind::Idle,
             phase: Phase::Start,
             rounds: 0,
-            limit: Limit::Rounds(0),
             since: None,
             returned: None,
             sleep_started: 0,
@@ -134,22 +119,20 @@ impl IdlePeriod {
 
     /// Whether this phase is in its search rounds.
     pub fn searching(&self) -> bool {
-        self.phase == Phase::Search
+        matches!(self.phase, Phase::Rounds(_) | Phase::Until(_))
     }
 
-    /// Whether a wake ended the last sleep and no round has run since: the
-    /// next round means that the wake found nothing.
+    /// Whether a wake ended the last sleep and no round has run since (so
+    /// the next round means it found nothing).
     pub fn woke(&self) -> bool {
         self.woke_at.is_some()
     }
 
-    /// Whether the next round searches, if that is known before the cap is
-    /// asked: yes in a phase's search rounds, no once the worker is sleepy
-    /// or after a wake that found nothing (where the policy says so); `None`
-    /// at the start of any other phase, where the cap decides.
+    /// Whether the next round searches, where that is known before the cap
+    /// is asked; `None` at the start of a phase the cap decides.
     pub fn will_search(&self, setup: &Setup) -> Option<bool> {
         match self.phase {
-            Phase::Search => Some(true),
+            Phase::Rounds(_) | Phase::Until(_) => Some(true),
             Phase::Sleepy | Phase::Sleep => Some(false),
             Phase::Start => (self.woke() && setup.empty_wake_sleeps).then_some(false),
         }
@@ -169,29 +152,43 @@ impl IdlePeriod {
             self.learn(setup, gap);
         }
         if self.phase == Phase::Start {
-            // A round after a wake: the wake found nothing, and the gap it
-            // ended is not this worker's to learn. Another begins.
+            // After a wake, this round means the wake found nothing: the gap
+            // it ended is not this worker's to learn, and another begins.
             let empty_wake = self.woke_at.take().is_some();
             self.timed_out = false;
-            if empty_wake {
-                self.since = None;
-            }
-            if self.since.is_none() {
+            if empty_wake || self.since.is_none() {
                 self.kind = kind;
                 self.since = Some(now);
             }
-            self.start_phase(now, empty_wake, setup, may_search);
-        }
-        if self.phase == Phase::Search {
-            let within = match self.limit {
-                Limit::Rounds(rounds) => self.rounds < rounds,
-                Limit::Until(end) => now < end,
+            self.rounds = 0;
+            let search = match setup.search {
+                Search::Rounds(rounds) => Phase::Rounds(rounds),
+                Search::Budget(ns) => Phase::Until(now.saturating_add(u64::from(ns))),
+                // From the gap's start: a phase after an attempt that did
+                // not sleep spends what is left.
+                Search::Learned => Phase::Until(
+                    (self.since.unwrap_or(now)).saturating_add(self.learner.budget_ns(self.kind)),
+                ),
             };
-            if within {
+            let skip = empty_wake && setup.empty_wake_sleeps;
+            self.phase = if !skip && may_search(self.kind) {
+                search
+            } else {
+                Phase::Sleepy
+            };
+        }
+        let searching = match self.phase {
+            Phase::Rounds(rounds) => Some(self.rounds < rounds),
+            Phase::Until(end) => Some(now < end),
+            _ => None,
+        };
+        match searching {
+            Some(true) => {
                 self.rounds += 1;
                 return Step::Search;
             }
-            self.phase = Phase::Sleepy;
+            Some(false) => self.phase = Phase::Sleepy,
+            None => {}
         }
         if self.phase == Phase::Sleepy {
             self.phase = Phase::Sleep;
@@ -200,42 +197,14 @@ impl IdlePeriod {
         Step::Sleep
     }
 
-    fn start_phase(
-        &mut self,
-        now: u64,
-        empty_wake: bool,
-        setup: &Setup,
-        may_search: impl FnOnce(WaitKind) -> bool,
-    ) {
-        self.rounds = 0;
-        self.limit = match setup.search {
-            Search::Rounds(rounds) => Limit::Rounds(rounds),
-            Search::Budget(ns) => Limit::Until(now.saturating_add(u64::from(ns))),
-            // Counted from the gap's start: a phase after an attempt that
-            // did not sleep spends what is left.
-            Search::Learned => {
-                let since = self.since.unwrap_or(now);
-                Limit::Until(since.saturating_add(self.learner.budget_ns(self.kind)))
-            }
-        };
-        let skip = empty_wake && setup.empty_wake_sleeps;
-        self.phase = if !skip && may_search(self.kind) {
-            Phase::Search
-        } else {
-            Phase::Sleepy
-        };
-    }
-
     /// A sleep begins at `now` (after the final check, just before parking).
     pub fn sleeping(&mut self, now: u64) {
         self.sleep_started = now;
     }
 
-    /// A wake ended the sleep; the sleeper runs at `now`. `stamp` is when
-    /// its waker made the wake, if it said, and `sleep_cpu` the CPU the
-    /// sleeper spent on the sleep: together the sleep's cost, which the
-    /// rule learns. A new phase starts at the next round, which, if it
-    /// comes, means the wake found nothing.
+    /// A wake ended the sleep, and the sleeper runs at `now`. `stamp` is
+    /// when its waker made the wake, if it said, and `sleep_cpu` the CPU
+    /// the sleep cost: the rule learns both.
     pub fn woken(&mut self, now: u64, stamp: Option<u64>, sleep_cpu: u64, setup: &Setup) {
         // A stamp from before this sleep is an earlier wake's.
         let stamp = stamp.filter(|&stamp| stamp >= self.sleep_started && stamp <= now);
@@ -246,16 +215,14 @@ impl IdlePeriod {
         self.phase = Phase::Start;
     }
 
-    /// The sleep's deadline ended it: a new phase starts at the next round,
-    /// and the gap goes on, unless work is found then.
+    /// The sleep's deadline ended it: the gap goes on into a new phase.
     pub fn timed_out(&mut self) {
         self.timed_out = true;
         self.phase = Phase::Start;
     }
 
     /// The caller's park returned on its own at `now` (its deadline, or an
-    /// event of its own): the worker has work, so the gap ends here, and
-    /// the next round begins another.
+    /// event of its own): the gap ends, and the next round begins another.
     pub fn park_returned(&mut self, now: u64) {
         if let Some(since) = self.since.take() {
             self.returned = Some(self.came_before(now).saturating_sub(since));
@@ -263,9 +230,8 @@ impl IdlePeriod {
         self.phase = Phase::Start;
     }
 
-    /// When the work came that a sleep without a waker's stamp ran at
-    /// `now` for (a deadline, a poller's event): a wake's latency earlier,
-    /// as far as the worker has measured one.
+    /// When the work came that a sleep without a waker's stamp ran at `now`
+    /// for: one measured wake latency earlier.
     fn came_before(&self, now: u64) -> u64 {
         now.saturating_sub(self.learner.wake_ns().unwrap_or(0))
     }
@@ -276,9 +242,9 @@ impl IdlePeriod {
         self.phase = Phase::Start;
     }
 
-    /// Get sleepy again at the next round, without a new search: work was
-    /// posted while the worker registered (`JecSleep`), or it withdrew its
-    /// announcement at a round past its deadline (`NotifierSleep`).
+    /// Get sleepy again at the next round, without a search: work was
+    /// posted while the worker registered (`JecSleep`), or it withdrew at a
+    /// round past its deadline (`NotifierSleep`).
     pub fn sleepy_again(&mut self) {
         self.phase = Phase::Sleepy;
     }
@@ -309,8 +275,7 @@ impl IdlePeriod {
         }
     }
 
-    /// The last gap the period ended, with its kind of wait, once (whether
-    /// or not the rule learned it): for a trace of a run's gaps.
+    /// The last gap the period ended, once, learned or not (for a trace).
     #[cfg(feature = "policy-tools")]
     pub fn take_lesson(&mut self) -> Option<(WaitKind, u64)> {
         self.lesson.take()
@@ -322,87 +287,75 @@ mod tests {
     use super::*;
 
     const US: u64 = 1_000;
-    const JOIN: WaitKind = WaitKind::Join;
     const IDLE: WaitKind = WaitKind::Idle;
 
     fn setup(policy: IdlePolicy) -> Setup {
         Setup::new(&policy, 2, Some(2))
     }
 
-    /// The steps of one phase from `now`, a round every `round` ns, until
-    /// the worker gets sleepy; and the time then.
-    fn phase(period: &mut IdlePeriod, setup: &Setup, mut now: u64, round: u64) -> (Vec<Step>, u64) {
-        let mut steps = Vec::new();
-        loop {
-            let step = period.next_step(now, IDLE, setup, |_| true);
-            steps.push(step);
-            if step != Step::Search {
-                return (steps, now);
-            }
+    /// The search rounds of one phase from `now`, a round every `round` ns,
+    /// and the time the worker gets sleepy.
+    fn phase(period: &mut IdlePeriod, setup: &Setup, mut now: u64, round: u64) -> (usize, u64) {
+        let mut searches = 0;
+        while period.next_step(now, IDLE, setup, |_| true) == Step::Search {
+            searches += 1;
             now += round;
         }
+        (searches, now)
     }
 
-    fn searches(steps: &[Step]) -> usize {
-        steps.iter().filter(|&&s| s == Step::Search).count()
+    /// A worker whose sleep costs 30 µs (a wake of 15 µs, weighed twice).
+    fn measured() -> Learner {
+        let mut learner = Learner::default();
+        learner.wake(15 * US, 0);
+        learner
     }
 
     #[test]
-    fn rounds_search_that_many_then_sleepy_then_sleep() {
+    fn rounds_then_sleepy_then_sleep_and_a_capped_phase_skips_its_search() {
         let setup = setup(IdlePolicy::rounds(3));
         let mut period = IdlePeriod::new(Learner::default());
-        let (steps, now) = phase(&mut period, &setup, 0, US);
+        assert_eq!(phase(&mut period, &setup, 0, US), (3, 3 * US));
         assert_eq!(
-            steps,
-            [Step::Search, Step::Search, Step::Search, Step::Sleepy]
+            period.next_step(3 * US, IDLE, &setup, |_| true),
+            Step::Sleep
         );
-        assert_eq!(period.next_step(now, IDLE, &setup, |_| true), Step::Sleep);
+        period.search_again();
+        assert_eq!(
+            period.next_step(4 * US, IDLE, &setup, |_| false),
+            Step::Sleepy
+        );
     }
 
     #[test]
-    fn a_capped_or_empty_woken_phase_skips_its_search() {
+    fn an_empty_wake_searches_again_unless_the_policy_says_sleep() {
         let budget = IdlePolicy::fixed_budget(std::time::Duration::from_micros(10));
-        let setup = setup(budget.sleep_after_empty_wake(true));
+        let sleeps = setup(budget.sleep_after_empty_wake(true));
         let mut period = IdlePeriod::new(Learner::default());
-        assert_eq!(period.next_step(0, IDLE, &setup, |_| false), Step::Sleepy);
         period.sleeping(2 * US);
-        period.woken(50 * US, None, 0, &setup);
+        period.woken(50 * US, None, 0, &sleeps);
         assert!(period.woke());
-        // The wake found nothing: sleep again at once, without asking the cap.
         assert_eq!(
-            period.next_step(51 * US, IDLE, &setup, |_| unreachable!()),
+            period.next_step(51 * US, IDLE, &sleeps, |_| unreachable!()),
             Step::Sleepy
         );
-        // Every other policy searches after every wake: rayon's rounds, and
-        // the budget in full.
-        let rounds = self::setup(IdlePolicy::rounds(1));
-        period.woken(60 * US, None, 0, &rounds);
-        let (steps, _) = phase(&mut period, &rounds, 61 * US, US);
-        assert_eq!(searches(&steps), 1);
-        let budget = self::setup(budget);
-        period.woken(80 * US, None, 0, &budget);
-        let (steps, _) = phase(&mut period, &budget, 81 * US, US);
-        assert_eq!(searches(&steps), 10);
+        for (setup, searches) in [(setup(IdlePolicy::rounds(1)), 1), (setup(budget), 10)] {
+            period.woken(60 * US, None, 0, &setup);
+            assert_eq!(phase(&mut period, &setup, 61 * US, US).0, searches);
+        }
     }
 
     #[test]
     fn an_oversized_pool_idles_as_rayon_with_the_default_only() {
         let oversized = Setup::new(&IdlePolicy::new(), 8, Some(2));
-        assert!(oversized.oversized);
-        let (steps, _) = phase(&mut IdlePeriod::new(Learner::default()), &oversized, 0, US);
-        assert_eq!(searches(&steps), RAYON_ROUNDS as usize);
-        assert!(!oversized.empty_wake_sleeps);
-        let tokio = Setup::new(&IdlePolicy::tokio(), 8, Some(2));
-        assert!(!tokio.oversized);
+        assert!(oversized.oversized && !oversized.empty_wake_sleeps);
+        let mut period = IdlePeriod::new(Learner::default());
+        assert_eq!(
+            phase(&mut period, &oversized, 0, US).0,
+            RAYON_ROUNDS as usize
+        );
+        assert!(!Setup::new(&IdlePolicy::tokio(), 8, Some(2)).oversized);
         assert!(!Setup::new(&IdlePolicy::new(), 8, None).oversized);
-    }
-
-    /// A worker whose sleep costs 30 µs (a wake of 15 µs, twice), for the
-    /// learned policy.
-    fn measured() -> Learner {
-        let mut learner = Learner::default();
-        learner.wake(15 * US, 0);
-        learner
     }
 
     #[test]
@@ -411,36 +364,37 @@ mod tests {
         let mut learner = measured();
         learner.gap(IDLE, 20 * US); // teaches 0.71·C, 21.2 µs
         let mut period = IdlePeriod::new(learner);
-        let (steps, now) = phase(&mut period, &setup, 0, 5 * US);
-        assert_eq!(searches(&steps), 5); // at 0, 5, 10, 15 and 20 µs
-                                         // An attempt that did not sleep: what is left of the budget, nothing.
+        // Rounds at 0, 5, 10, 15 and 20 µs.
+        let (searches, now) = phase(&mut period, &setup, 0, 5 * US);
+        assert_eq!(searches, 5);
+        // An attempt that did not sleep spends what is left: nothing.
         period.search_again();
-        let (steps, _) = phase(&mut period, &setup, now + US, 5 * US);
-        assert_eq!(steps, [Step::Sleepy]);
+        assert_eq!(phase(&mut period, &setup, now + US, 5 * US).0, 0);
     }
 
     #[test]
     fn a_gap_ends_at_the_wake_that_brought_work_or_when_work_is_found() {
+        for policy in [IdlePolicy::new(), IdlePolicy::rayon()] {
+            let mut period = IdlePeriod::new(measured());
+            period.next_step(100 * US, WaitKind::Join, &setup(policy), |_| true);
+            period.found(110 * US, &setup(policy));
+            let mut expected = measured();
+            if policy == IdlePolicy::new() {
+                expected.gap(WaitKind::Join, 10 * US); // fixed policies learn nothing
+            }
+            assert_eq!(period.learner, expected);
+        }
         let setup = setup(IdlePolicy::new());
-        // Work found during the search: the gap is the time to find it.
-        let mut period = IdlePeriod::new(measured());
-        period.next_step(100 * US, JOIN, &setup, |_| true);
-        period.found(110 * US, &setup);
-        let mut expected = measured();
-        expected.gap(JOIN, 10 * US);
-        assert_eq!(period.learner, expected);
-        // A sleep, an empty wake, another sleep, then a wake with work: the
-        // gap runs from the empty wake to the waker's stamp, and the sleeps'
+        // A sleep, an empty wake, another sleep, a wake with work: the gap
+        // runs from the empty wake to the waker's stamp, and both sleeps'
         // costs are learned.
         let mut period = IdlePeriod::new(measured());
-        period.next_step(0, IDLE, &setup, |_| true);
-        period.next_step(0, IDLE, &setup, |_| true);
-        period.sleeping(US);
-        period.woken(40 * US, Some(10 * US), 2 * US, &setup);
-        period.next_step(41 * US, IDLE, &setup, |_| true);
-        period.next_step(41 * US, IDLE, &setup, |_| true);
-        period.sleeping(42 * US);
-        period.woken(930 * US, Some(900 * US), 2 * US, &setup);
+        for (start, stamp, now) in [(US, 10, 40), (42 * US, 900, 930)] {
+            period.next_step(start - US, IDLE, &setup, |_| true);
+            period.next_step(start - US, IDLE, &setup, |_| true);
+            period.sleeping(start);
+            period.woken(now * US, Some(stamp * US), 2 * US, &setup);
+        }
         period.found(935 * US, &setup);
         let mut expected = measured();
         expected.wake(30 * US, 2 * US);
@@ -458,38 +412,25 @@ mod tests {
         for _ in 0..40 {
             learner.gap(IDLE, 10 * US); // a budget to lose
         }
-        let mut now = 0;
-        let mut searched_at = vec![];
+        let mut last_search = None;
         for tick in 0..40 {
             let mut period = IdlePeriod::new(learner);
-            let (steps, at) = phase(&mut period, &setup, now, US);
-            searched_at.extend(std::iter::repeat_n(tick, searches(&steps)));
+            let now = tick * 1_000 * US;
+            let (searches, at) = phase(&mut period, &setup, now, US);
+            if searches > 0 {
+                last_search = Some(tick);
+            }
             period.next_step(at, IDLE, &setup, |_| true);
             period.sleeping(at);
-            now += 1_000 * US;
             if tick % 2 == 0 {
                 period.timed_out();
-                period.found(now, &setup);
             } else {
-                period.park_returned(now);
-                period.found(now, &setup);
+                period.park_returned(now + 1_000 * US);
             }
+            period.found(now + 1_000 * US, &setup);
             learner = period.learner;
         }
         assert_eq!(learner.budget_ns(IDLE), 0);
-        assert!(searched_at.iter().all(|&tick| tick < 40), "{searched_at:?}");
-        let last = *searched_at.last().unwrap();
-        assert!(last < 30, "searched until tick {last}");
-    }
-
-    #[test]
-    fn fixed_policies_learn_nothing() {
-        let setup = setup(IdlePolicy::rayon());
-        let mut period = IdlePeriod::new(measured());
-        period.next_step(0, IDLE, &setup, |_| true);
-        period.sleeping(US);
-        period.woken(40 * US, Some(10 * US), 0, &setup);
-        period.found(50 * US, &setup);
-        assert_eq!(period.learner, measured());
+        assert!(last_search.is_some_and(|tick| tick < 30), "{last_search:?}");
     }
 }

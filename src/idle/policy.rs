@@ -3,57 +3,34 @@
 
 use std::time::Duration;
 
-/// rayon-core's search: 32 rounds of `yield_now` before a worker gets
-/// sleepy (its `ROUNDS_UNTIL_SLEEPY`); two in the crate's loom models, which
-/// a round between two others is enough for.
+/// rayon-core's `ROUNDS_UNTIL_SLEEPY`; two in the loom models, where a
+/// round between two others is enough.
 pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 
 /// How an idle worker searches before it sleeps, and how many idle workers
 /// may search at once.
 ///
-/// Each call to `no_work_found` is one round: the worker has just searched
-/// every queue and found nothing. While its search lasts, each round yields
-/// the CPU (`yield_now`); then the worker announces that it is sleepy,
-/// searches once more, and sleeps.
+/// Each call to `no_work_found` is one round: the worker found no work.
+/// While its search lasts, each round yields the CPU; then the worker
+/// announces that it is sleepy, searches once more, and sleeps.
 ///
-/// # The default: a budget each worker learns, from costs it measures
+/// # The default
 ///
-/// Searching costs CPU for as long as it lasts; sleeping costs a wake: the
-/// CPU of the sleep and the latency of the wake, together `C`. Each worker
-/// of [`IdlePolicy::new`] measures `C` on the machine it runs on (from a
-/// waker's call to the woken worker running, plus the sleeper's CPU), and
-/// keeps what each budget between 0 and `C` would have cost over its recent
-/// idle periods. Each search then spends the budget that cost least. A
-/// worker whose work comes at long gaps (a timer's ticks, bursts far apart)
-/// sleeps at once; one whose work comes within `C` searches just long
-/// enough to catch it. Its top-level idle loop and its waits on a job's
-/// latch learn apart (see [`CoreLatch`](crate::CoreLatch)). A wake starts
-/// a new search of the whole budget.
-///
-/// Every idle worker may search: the budget already bounds what each one
-/// wastes. [`max_searching_half`](IdlePolicy::max_searching_half) caps the
-/// searchers at half the pool, as tokio and Go do, which saves CPU in a
-/// large pool and costs latency in a small one.
+/// Searching costs CPU while it lasts; a sleep costs its CPU and the wake's
+/// latency, together `C`. Each worker of [`IdlePolicy::new`] measures `C`
+/// where it runs, and searches for the budget between 0 and `C` that would
+/// have cost least over its recent idle gaps: work at long gaps (a timer's
+/// ticks) means sleep at once, work within `C` a search just long enough to
+/// catch it. Top-level loops and waits on a job's latch learn apart. Every
+/// idle worker may search.
 ///
 /// A pool with more workers than the CPUs it may run on (its affinity mask
-/// and its cgroup's CPU quota, as
-/// [`available_parallelism`](std::thread::available_parallelism) reads
-/// them) idles as rayon does instead: 32 yield rounds, no cap, and a search
-/// after every wake. There a yield hands the CPU to a runnable peer, and a
-/// sleeper waits for a CPU after its wake.
+/// and cgroup quota, as [`available_parallelism`](std::thread::available_parallelism)
+/// reads them) idles as rayon does instead: there a yield hands the CPU to
+/// a runnable peer, and a woken sleeper waits for a CPU.
 ///
-/// No wake depends on the policy: it decides only how many rounds pass
-/// before a worker gets sleepy, and the protocols are model-checked with the
-/// smallest and the largest budgets. [docs/idle-policy.md](crate::docs::idle_policy)
+/// No wake depends on the policy. [docs/idle-policy.md](crate::docs::idle_policy)
 /// states the rule, its cost model and its bound.
-///
-/// # Fixed policies
-///
-/// [`IdlePolicy::rayon`] is rayon-core's: 32 yield rounds, no cap.
-/// [`IdlePolicy::tokio`] is tokio's: no search rounds, half the pool
-/// searching at most. [`IdlePolicy::rounds`] and
-/// [`IdlePolicy::fixed_budget`] fix the search in rounds or in time, for
-/// baselines.
 ///
 /// # Examples
 ///
@@ -63,7 +40,6 @@ pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 /// assert_eq!(IdlePolicy::new(), IdlePolicy::default());
 /// assert_eq!(IdlePolicy::new().max_searching_half().searcher_cap(8), Some(4));
 /// assert_eq!(IdlePolicy::rayon(), IdlePolicy::rounds(32));
-/// assert_eq!(IdlePolicy::rayon().searcher_cap(8), None);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
@@ -87,7 +63,7 @@ pub(crate) enum Search {
 /// How many idle workers may search at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Searchers {
-    /// Every idle worker searches (rayon).
+    /// Every idle worker searches.
     All,
     /// At most this many top-level searchers (at least 1).
     AtMost(usize),
@@ -99,8 +75,7 @@ pub(crate) enum Searchers {
 }
 
 impl IdlePolicy {
-    /// The default: a budget each worker learns, and rayon's rounds in a
-    /// pool with more workers than CPUs (see "The default" above).
+    /// The default (see "The default" above).
     ///
     /// # Examples
     ///
@@ -115,7 +90,7 @@ impl IdlePolicy {
         }
     }
 
-    /// rayon-core's policy: 32 yield rounds, no cap: [`IdlePolicy::rounds(32)`](IdlePolicy::rounds).
+    /// rayon-core's policy: 32 yield rounds, no cap.
     ///
     /// # Examples
     ///
@@ -126,9 +101,8 @@ impl IdlePolicy {
         IdlePolicy::rounds(RAYON_ROUNDS)
     }
 
-    /// tokio's policy: no search rounds (a worker gets sleepy at its first
-    /// empty round, makes the protocol's final check and sleeps), and at
-    /// most half the pool searching. A post wakes a worker to search.
+    /// tokio's policy: no search rounds (sleepy at the first empty round),
+    /// and at most half the pool searching.
     ///
     /// # Examples
     ///
@@ -141,20 +115,14 @@ impl IdlePolicy {
         IdlePolicy::rounds(0).max_searching_half()
     }
 
-    /// `rounds` yield rounds before every sleep, whatever the machine, and
-    /// every idle worker searching (rayon's shape, with another count).
+    /// `rounds` yield rounds before every sleep, on any machine, every idle
+    /// worker searching.
     ///
     /// # Examples
     ///
     /// ```
-    /// use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol};
-    ///
-    /// let sleep = NotifierSleep::with_policy(1, IdlePolicy::rounds(1));
-    /// let latch = CoreLatch::idle_loop();
-    /// let mut idle = sleep.start_looking(0);
-    /// assert_eq!(sleep.no_work_found(&mut idle, &latch, || false), Round::Searched);
-    /// assert_eq!(sleep.no_work_found(&mut idle, &latch, || false), Round::Announced);
-    /// sleep.work_found(idle);
+    /// let rayon = eventcount::IdlePolicy::rounds(32);
+    /// assert_eq!((rayon, rayon.searcher_cap(8)), (eventcount::IdlePolicy::rayon(), None));
     /// ```
     pub const fn rounds(rounds: u32) -> Self {
         IdlePolicy {
@@ -169,16 +137,15 @@ impl IdlePolicy {
     ///
     /// # Panics
     ///
-    /// If `budget` is more than one second: a search that long is a spin
-    /// loop, not an idle policy. The message names the budget.
+    /// If `budget` is more than one second (a spin loop, not an idle
+    /// policy). The message names the budget.
     ///
     /// # Examples
     ///
     /// ```
-    /// use eventcount::IdlePolicy;
     /// use std::time::Duration;
     ///
-    /// let fixed = IdlePolicy::fixed_budget(Duration::from_micros(25));
+    /// let fixed = eventcount::IdlePolicy::fixed_budget(Duration::from_micros(25));
     /// assert_eq!(fixed.searcher_cap(8), None);
     /// ```
     #[track_caller]
@@ -195,11 +162,9 @@ impl IdlePolicy {
         }
     }
 
-    /// At most `searchers` workers search from their top-level idle loop
-    /// at once. A worker that starts looking while they do goes to sleep
-    /// after the protocol's final check, and the last searcher to find work
-    /// wakes one sleeper to search in its place. A worker waiting on a
-    /// job's latch is never counted.
+    /// At most `searchers` workers search from their top-level idle loop at
+    /// once; others sleep after the final check, and the last searcher to
+    /// find work wakes one in its place. Joining workers are not counted.
     ///
     /// # Panics
     ///
@@ -209,8 +174,7 @@ impl IdlePolicy {
     ///
     /// ```
     /// let p = eventcount::IdlePolicy::rayon().max_searching(2);
-    /// assert_eq!(p.searcher_cap(8), Some(2));
-    /// assert_eq!(p.searcher_cap(1), Some(1));
+    /// assert_eq!((p.searcher_cap(8), p.searcher_cap(1)), (Some(2), Some(1)));
     /// ```
     #[track_caller]
     pub const fn max_searching(mut self, searchers: usize) -> Self {
@@ -222,7 +186,8 @@ impl IdlePolicy {
         self
     }
 
-    /// At most half the pool (rounded up) searching at once: tokio's
+    /// At most half the pool (rounded up) searching at once, as
+    /// [`max_searching`](IdlePolicy::max_searching) says: tokio's and Go's
     /// cap.
     ///
     /// # Examples
@@ -236,21 +201,8 @@ impl IdlePolicy {
         self
     }
 
-    /// No cap: every idle worker searches (rayon's way).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::IdlePolicy::new().max_searching_all().searcher_cap(8), None);
-    /// ```
-    pub const fn max_searching_all(mut self) -> Self {
-        self.searchers = Searchers::All;
-        self
-    }
-
-    /// rayon PR #1314's bound: a worker that starts looking searches only
-    /// while the idle workers awake do not outnumber the busy ones (one may
-    /// always search), every idle worker counted, a joining one too.
+    /// rayon PR #1314's cap: no more idle workers awake than busy ones (one
+    /// may always search), joining workers counted too.
     ///
     /// # Examples
     ///
@@ -263,9 +215,9 @@ impl IdlePolicy {
         self
     }
 
-    /// With `true`, a wake whose next search finds nothing sends the worker
-    /// back to sleep without a search (rayon PR #1314's rule); with `false`,
-    /// the default of every policy, each wake is followed by a search.
+    /// With `true`, a wake that finds nothing sends the worker back to sleep
+    /// without a search (rayon PR #1314's rule); every policy's default is
+    /// `false`.
     ///
     /// # Examples
     ///

@@ -839,9 +839,9 @@ impl Notifier {
     ///
     /// `delivered(wid)` runs once per waiter released, with its slot, after
     /// the slot took the notification and before the wake's system call:
-    /// `NotifierSleep` stamps and counts the wake there, so that posts made during the system call
-    /// (several microseconds, tens on a loaded VM) already rely on the
-    /// worker it wakes.
+    /// `NotifierSleep` stamps and counts the wake there, so that posts made
+    /// during the system call (microseconds; tens on a loaded virtual
+    /// machine) already rely on the worker it wakes.
     #[inline]
     pub(crate) fn notify_up_to(
         &self,

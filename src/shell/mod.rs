@@ -33,7 +33,7 @@ pub(crate) struct PoolIdle {
     pub(crate) policy: IdlePolicy,
     pub(crate) setup: Setup,
     pub(crate) slots: SearcherSlots,
-    /// The latest worker's estimates of a wake's costs (`Learner::wake_costs`,
+    /// The latest worker's estimates of a wake's costs (`Learner::ln_wake`,
     /// the two `f32`s' bits; 0 before any): the machine's, so a worker that
     /// measured none starts from them. Relaxed, a hint.
     wake_costs: AtomicU64,
@@ -212,7 +212,7 @@ impl Period {
             if pool.setup.learns() {
                 let mut learner = worker.learner();
                 if let Some(costs) = pool.wake_costs() {
-                    learner.adopt_wake_costs(costs);
+                    learner.ln_wake.get_or_insert(costs);
                 }
                 self.machine.learner = learner;
             }
@@ -287,7 +287,7 @@ impl Period {
         };
         let stamp = learns.then(|| worker.woken_at.load(Relaxed));
         self.machine.woken(now, stamp, sleep_cpu, &pool.setup);
-        if let Some(costs) = self.machine.learner.wake_costs().filter(|_| learns) {
+        if let Some(costs) = self.machine.learner.ln_wake.filter(|_| learns) {
             pool.publish_wake_costs(costs);
         }
     }

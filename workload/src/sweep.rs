@@ -155,6 +155,22 @@ impl FromStr for Protocols {
     }
 }
 
+/// The file a recorded run's idle gaps go to (`rayon-bench --record`), and
+/// that `policy-sim calibrate` reads: bench, case and run, with every
+/// character but letters, digits, `-` and `.` as `_`.
+pub fn gap_trace_name(bench: &str, case: &str, run: &str) -> String {
+    format!("{bench}-{case}-{run}.gaps")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,20 +211,4 @@ mod tests {
     fn variants_are_named_by_protocol_and_budget() {
         assert_eq!(Protocol::Jec.variant(25), "jec@25us");
     }
-}
-
-/// The file a recorded run's idle gaps go to (`rayon-bench --record`), and
-/// that `policy-sim calibrate` reads: bench, case and run, with every
-/// character but letters, digits, `-` and `.` as `_`.
-pub fn gap_trace_name(bench: &str, case: &str, run: &str) -> String {
-    format!("{bench}-{case}-{run}.gaps")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

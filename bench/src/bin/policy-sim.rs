@@ -111,7 +111,11 @@ fn run(options: Options) -> Result<(), String> {
             table::last_tick_that_searched(machine, true)
         );
     }
-    let broken: Vec<String> = rows.iter().flat_map(Row::violations).collect();
+    let broken: Vec<String> = rows
+        .iter()
+        .flat_map(Row::violations)
+        .map(|v| v.to_string())
+        .collect();
     if broken.is_empty() {
         println!("every bound holds");
     } else {

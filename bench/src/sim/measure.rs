@@ -79,20 +79,18 @@ pub fn this_machine(trips: usize) -> Machine {
             }
             stop.store(true, Ordering::Release);
             notifier.notify_all();
-            (wakes, sleep_cpu, waker_cpu)
+            [wakes, sleep_cpu, waker_cpu]
         }
     };
     let other = thread::spawn(side(1));
     let mine = side(0)();
     let theirs = other.join().expect("the other side");
-    let all = |pick: fn(&(Vec<u64>, Vec<u64>, Vec<u64>)) -> &Vec<u64>| {
-        median(pick(&mine).iter().chain(pick(&theirs)).copied().collect())
-    };
+    let all = |i: usize| median(mine[i].iter().chain(&theirs[i]).copied().collect());
     Machine {
         name: "this machine",
-        wake_ns: all(|s| &s.0),
-        sleep_cpu_ns: all(|s| &s.1),
-        waker_cpu_ns: all(|s| &s.2),
+        wake_ns: all(0),
+        sleep_cpu_ns: all(1),
+        waker_cpu_ns: all(2),
         round_ns,
     }
 }

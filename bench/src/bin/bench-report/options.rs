@@ -84,15 +84,14 @@ pub struct Options {
     #[arg(long, value_name = "N", value_parser = parse_idle)]
     idle: Option<IdlePolicy>,
 
-    /// Also run B5-B9 on every pool: each protocol without the searcher
-    /// cap, rayon's policy and rayon PR #1314's two on JecSleep, and the
+    /// Also run B5-B9 on every pool: rayon's policy and rayon PR #1314's two on JecSleep, and the
     /// Eigen-style peer.
     #[arg(long)]
     pub every_pool: bool,
 
     /// Run B5-B9 on these pools only, and rayon's (a comma-separated list
-    /// of jec, jec-nocap, notifier, notifier-nocap, jec-rayon,
-    /// pr1314-adaptive, pr1314-bounded, eigen) [default: jec,notifier].
+    /// of jec, notifier, jec-rayon, pr1314-adaptive, pr1314-bounded, eigen)
+    /// [default: jec,notifier].
     #[arg(long, value_name = "LIST", value_parser = parse_pools, conflicts_with = "every_pool")]
     pools: Option<PoolList>,
 
@@ -206,7 +205,7 @@ fn parse_only(text: &str) -> Result<BTreeSet<u8>, String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolList(Vec<PoolKind>);
 
-/// `jec,notifier-nocap` as those pools, then rayon's.
+/// `jec,jec-rayon` as those pools, then rayon's.
 fn parse_pools(text: &str) -> Result<PoolList, String> {
     let mut pools = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -261,20 +260,20 @@ mod tests {
 
     #[test]
     fn pools_takes_a_list_of_names_and_adds_rayon_last() {
-        let options = parse(&["--pools", "notifier-nocap, jec,jec"]).unwrap();
+        let options = parse(&["--pools", "jec-rayon, jec,jec"]).unwrap();
         assert_eq!(
             options.pools(),
-            [PoolKind::NotifierNoCap, PoolKind::Jec, PoolKind::Rayon]
+            [PoolKind::JecRayon, PoolKind::Jec, PoolKind::Rayon]
         );
         let err = parse(&["--pools", "jec,rayon"]).unwrap_err().to_string();
         assert!(err.contains("unknown pool 'rayon'"), "{err}");
-        assert!(err.contains("jec-nocap"), "{err}");
+        assert!(err.contains("jec-rayon"), "{err}");
         assert!(parse(&["--pools", ","]).is_err());
         assert!(parse(&["--pools", "jec", "--every-pool"]).is_err());
-        let oracle = parse(&["--pools", "jec-nocap", "--oracle", "jec"]).unwrap();
+        let oracle = parse(&["--pools", "jec-rayon", "--oracle", "jec"]).unwrap();
         let err = oracle.check().unwrap_err();
         assert!(err.contains("'jec' pool"), "{err}");
-        let oracle = parse(&["--pools", "jec,jec-nocap", "--oracle", "jec"]).unwrap();
+        let oracle = parse(&["--pools", "jec,jec-rayon", "--oracle", "jec"]).unwrap();
         assert_eq!(oracle.check(), Ok(()));
         assert_eq!(parse(&[]).unwrap().pools(), PoolKind::ALL);
     }

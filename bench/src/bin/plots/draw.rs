@@ -34,7 +34,7 @@ const LIGHT: RGBColor = RGBColor(215, 215, 215);
 const WARN: RGBColor = RGBColor(190, 30, 30);
 
 /// Okabe and Ito's colour-blind-safe palette, by build; hollow marks are
-/// the `-nocap` and `bounded` variants of the filled one of the same
+/// the `bounded` variants of the filled one of the same
 /// colour, so related builds read as related. tokio-bench's
 /// `-default-policy` builds keep the shape of their protocol's build and
 /// take a lighter shade of its hue instead: in that plot every build has a
@@ -44,10 +44,8 @@ fn mark_of(build: &str) -> Mark {
         "stock" | "rayon" => (0, 0, 0, Shape::Star, true),
         "stock again" => (120, 120, 120, Shape::Circle, false),
         "jec" => (0, 114, 178, Shape::Circle, true),
-        "jec-nocap" => (0, 114, 178, Shape::Circle, false),
         "jec-rayon" => (86, 180, 233, Shape::Square, true),
         "notifier" => (213, 94, 0, Shape::Triangle, true),
-        "notifier-nocap" => (213, 94, 0, Shape::Triangle, false),
         "jec-default-policy" => (86, 180, 233, Shape::Circle, true),
         "notifier-default-policy" => (230, 159, 0, Shape::Triangle, true),
         "stock-timer-edit" => (0, 0, 0, Shape::Diamond, false),
@@ -70,10 +68,8 @@ fn describe(build: &str) -> &'static str {
         "rayon" => "rayon's own pool: the baseline",
         "stock again" => "stock again, same round: the noise",
         "jec" => "JecSleep, eventcount's adaptive default",
-        "jec-nocap" => "JecSleep, adaptive, no searcher cap",
         "jec-rayon" => "JecSleep with rayon's fixed policy",
         "notifier" => "NotifierSleep, adaptive default",
-        "notifier-nocap" => "NotifierSleep, adaptive, no searcher cap",
         "pr1314-adaptive" => "rayon PR #1314's adaptive policy, JecSleep",
         "pr1314-bounded" => "rayon PR #1314's bounded searchers, JecSleep",
         "eigen" => "Eigen-style event count, rayon's policy",

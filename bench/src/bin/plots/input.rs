@@ -326,14 +326,12 @@ fn axes(bench: &str, cpu: Cpu) -> Option<(Axis, Axis)> {
 /// The builds of rayon-bench and tokio-bench and the pools of
 /// bench-report, in the order the legends list them; unknown names follow,
 /// in the order they came.
-pub const ORDER: [&str; 14] = [
+pub const ORDER: [&str; 12] = [
     "stock",
     "rayon",
     "jec-rayon",
     "jec",
-    "jec-nocap",
     "notifier",
-    "notifier-nocap",
     "jec-default-policy",
     "notifier-default-policy",
     "stock-timer-edit",

@@ -81,9 +81,7 @@ pub fn fixed_budget(us: u32) -> IdlePolicy {
 pub fn label(kind: PoolKind) -> &'static str {
     match kind {
         PoolKind::Jec => "pool+jec",
-        PoolKind::JecNoCap => "pool+jec-nocap",
         PoolKind::Notifier => "pool+notifier",
-        PoolKind::NotifierNoCap => "pool+notifier-nocap",
         PoolKind::JecRayon => "pool+jec-rayon",
         PoolKind::Pr1314Adaptive => "pool+pr1314-adaptive",
         PoolKind::Pr1314Bounded => "pool+pr1314-bounded",
