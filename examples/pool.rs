@@ -47,7 +47,7 @@ OPTIONS:
     --idle <N>       our pools' idle policy becomes fixed rounds: N yield
                      rounds, then sleep, every idle worker searching
                      (rayon's own is 32)
-                     [default: the crate's default, IdlePolicy::new(): each
+                     [default: the crate's default, IdlePolicy::default(): each
                      worker learns its search budget from what its sleeps
                      cost, and a pool with more workers than CPUs idles
                      as rayon's; its

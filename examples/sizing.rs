@@ -46,8 +46,13 @@ fn burst<S: SleepProtocol>(ctx: &WorkerCtx<S>, seed: u64, jobs: u32) -> u64 {
 
 /// Run `bursts` bursts on a pool of `threads` workers on `sleep`, and print
 /// what its counters say.
-fn measure<S: SleepProtocol + 'static>(sleep: S, threads: usize, bursts: u64, cores: usize) {
-    let name = sleep.name();
+fn measure<S: SleepProtocol + 'static>(
+    name: &str,
+    sleep: S,
+    threads: usize,
+    bursts: u64,
+    cores: usize,
+) {
     let pool = Pool::new(threads, sleep);
     pool.install(|ctx| burst(ctx, 0, JOBS)); // every worker started
     let before = pool.sleep().stats();
@@ -182,9 +187,9 @@ fn main() -> ExitCode {
         }
     }
     println!("Bursts of {JOBS} jobs, {GAP:?} apart. Too big, then one worker per core:\n");
-    measure(JecSleep::new(big), big, bursts, cores);
-    measure(JecSleep::new(cores), cores, bursts, cores);
-    measure(NotifierSleep::new(big), big, bursts, cores);
-    measure(NotifierSleep::new(cores), cores, bursts, cores);
+    measure("jec", JecSleep::new(big), big, bursts, cores);
+    measure("jec", JecSleep::new(cores), cores, bursts, cores);
+    measure("notifier", NotifierSleep::new(big), big, bursts, cores);
+    measure("notifier", NotifierSleep::new(cores), cores, bursts, cores);
     ExitCode::SUCCESS
 }

@@ -193,22 +193,8 @@ CASES = [
         "waker: the notify comes before the flag it announces",
         "src/waker.rs",
         """        self.woken.store(WOKEN, Ordering::Release);
-        match self.target {
-            Target::Waiter(wid) => {
-                self.notifier.notify_waiter(wid);
-            }
-            Target::AnyOne => {
-                self.notifier.notify_one();
-            }
-        }""",
-        """        match self.target {
-            Target::Waiter(wid) => {
-                self.notifier.notify_waiter(wid);
-            }
-            Target::AnyOne => {
-                self.notifier.notify_one();
-            }
-        }
+        self.notifier.notify_waiter(self.wid);""",
+        """        self.notifier.notify_waiter(self.wid);
         self.woken.store(WOKEN, Ordering::Release);""",
         "models::waker::a_wake_reaches_the_waiter_in_any_phase",
         "the waiter's check misses the flag, the notify missed the waiter, and it sleeps for good",

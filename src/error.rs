@@ -5,22 +5,19 @@ use std::fmt;
 /// A sleep primitive was asked for more waiter slots than its packed state
 /// word can count, or for none at all.
 ///
-/// Returned by the `try_new` and `try_with_policy` constructors of
-/// [`Notifier`](crate::Notifier), [`JecSleep`](crate::JecSleep) and
-/// [`NotifierSleep`](crate::NotifierSleep); the panicking constructors print
-/// the same message. Zero is refused because nothing could ever wait on
+/// Returned by [`Notifier::try_new`](crate::Notifier::try_new) and
+/// [`SleepProtocol::try_new`](crate::SleepProtocol::try_new); the panicking
+/// constructors print the same message. Zero is refused because nothing could ever wait on
 /// such a primitive: its first use would panic with an index out of range.
-/// [`requested`](CapacityError::requested) tells the two cases apart.
+/// The message tells the two cases apart and names the values.
 ///
 /// # Examples
 ///
 /// ```
 /// use eventcount::Notifier;
 ///
-/// let too_many = Notifier::MAX_CAPACITY + 1;
-/// let err = Notifier::try_new(too_many).unwrap_err();
-/// assert_eq!(err.requested(), too_many);
-/// assert_eq!(err.max_capacity(), Notifier::MAX_CAPACITY);
+/// let err = Notifier::try_new(65_536).unwrap_err();
+/// assert_eq!(err.to_string(), "Notifier supports at most 65535 waiter slots, but 65536 were requested");
 ///
 /// let err = Notifier::try_new(0).unwrap_err();
 /// assert_eq!(err.to_string(), "Notifier cannot have 0 waiter slots: it needs at least 1");
@@ -34,45 +31,51 @@ pub struct CapacityError {
 }
 
 impl CapacityError {
-    /// An error for a `what` (a type's name) asked for `requested` `unit`s
-    /// (such as "workers") when it can hold `1..=max_capacity`. For
-    /// implementations of [`SleepProtocol`](crate::SleepProtocol) outside
-    /// this crate, whose `try_with_policy` returns it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let err = eventcount::CapacityError::new("MyPool", "workers", 300, 255);
-    /// assert_eq!(err.to_string(), "MyPool supports at most 255 workers, but 300 were requested");
-    /// let none = eventcount::CapacityError::new("MyPool", "workers", 0, 255);
-    /// assert_eq!(none.to_string(), "MyPool cannot have 0 workers: it needs at least 1");
-    /// ```
-    #[must_use]
-    pub fn new(
-        what: &'static str,
-        unit: &'static str,
-        requested: usize,
-        max_capacity: usize,
-    ) -> Self {
-        CapacityError {
-            what,
-            unit,
-            requested,
-            max_capacity,
+    internal! {
+        /// An error for a `what` (a type's name) asked for `requested` `unit`s
+        /// (such as "workers") when it can hold `1..=max_capacity`. For
+        /// implementations of [`SleepProtocol`](crate::SleepProtocol) outside
+        /// this crate, whose `try_new` returns it.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let err = eventcount::CapacityError::new("MyPool", "workers", 300, 255);
+        /// assert_eq!(err.to_string(), "MyPool supports at most 255 workers, but 300 were requested");
+        /// let none = eventcount::CapacityError::new("MyPool", "workers", 0, 255);
+        /// assert_eq!(none.to_string(), "MyPool cannot have 0 workers: it needs at least 1");
+        /// ```
+        #[must_use]
+        pub fn new(
+            what: &'static str,
+            unit: &'static str,
+            requested: usize,
+            max_capacity: usize,
+        ) -> Self {
+            CapacityError {
+                what,
+                unit,
+                requested,
+                max_capacity,
+            }
         }
     }
 
-    /// How many slots (or workers) were asked for: 0, or more than
-    /// [`max_capacity`](CapacityError::max_capacity).
-    #[must_use]
-    pub fn requested(&self) -> usize {
-        self.requested
+    internal! {
+        /// How many slots (or workers) were asked for: 0, or more than
+        /// [`max_capacity`](CapacityError::max_capacity).
+        #[must_use]
+        pub fn requested(&self) -> usize {
+            self.requested
+        }
     }
 
-    /// The most the layout allows: the type's `MAX_CAPACITY`.
-    #[must_use]
-    pub fn max_capacity(&self) -> usize {
-        self.max_capacity
+    internal! {
+        /// The most the layout allows: the type's `MAX_CAPACITY`.
+        #[must_use]
+        pub fn max_capacity(&self) -> usize {
+            self.max_capacity
+        }
     }
 }
 

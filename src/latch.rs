@@ -45,10 +45,10 @@ const SET: u32 = 3;
 /// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set).
 /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
 ///
-/// The owner's steps ([`get_sleepy`](CoreLatch::get_sleepy),
-/// [`fall_asleep`](CoreLatch::fall_asleep), [`wake_up`](CoreLatch::wake_up))
-/// are for implementations of `SleepProtocol`: the two in this crate call
-/// them inside `no_work_found`, and a scheduler never does.
+/// The owner's steps (`get_sleepy`, `fall_asleep`, `wake_up`) are for
+/// implementations of `SleepProtocol`, public only with the `internals`
+/// feature: the two in this crate call them inside `no_work_found`, and a
+/// scheduler never does.
 ///
 /// # Two kinds of wait
 ///
@@ -76,9 +76,9 @@ const SET: u32 = 3;
 /// when the latch is set. The message names the sleeping worker, which
 /// the protocols record as they step the latch. Without the check the
 /// second worker would find the latch neither unset nor set at every round
-/// and spin. (The owner's public steps below take no worker index and do
-/// not check: [`get_sleepy`](CoreLatch::get_sleepy) returns false, and a
-/// latch stepped through it has no recorded holder.)
+/// and spin. (The owner's steps for other implementations take no worker
+/// index and do not check: `get_sleepy` returns false, and a latch stepped
+/// through it has no recorded holder.)
 ///
 /// The setter names the owner too:
 /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch)`(&latch, owner)`
@@ -123,7 +123,8 @@ impl CoreLatch {
     /// ```
     /// let latch = eventcount::CoreLatch::new();
     /// assert!(!latch.probe());
-    /// assert!(!latch.is_idle_loop());
+    /// latch.set();
+    /// assert!(latch.probe());
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -139,7 +140,6 @@ impl CoreLatch {
     ///
     /// ```
     /// let terminate = eventcount::CoreLatch::idle_loop();
-    /// assert!(terminate.is_idle_loop());
     /// assert!(!terminate.probe());
     /// ```
     #[must_use]
@@ -155,19 +155,21 @@ impl CoreLatch {
         }
     }
 
-    /// True for a latch made by [`CoreLatch::idle_loop`]: a wait on it is
-    /// for new work, not for a job in flight. For protocol implementations.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::CoreLatch;
-    /// assert!(CoreLatch::idle_loop().is_idle_loop());
-    /// assert!(!CoreLatch::new().is_idle_loop());
-    /// ```
-    #[must_use]
-    pub fn is_idle_loop(&self) -> bool {
-        self.waits_for == WaitKind::Idle
+    internal! {
+        /// True for a latch made by [`CoreLatch::idle_loop`]: a wait on it is
+        /// for new work, not for a job in flight. For protocol implementations.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::CoreLatch;
+        /// assert!(CoreLatch::idle_loop().is_idle_loop());
+        /// assert!(!CoreLatch::new().is_idle_loop());
+        /// ```
+        #[must_use]
+        pub fn is_idle_loop(&self) -> bool {
+            self.waits_for == WaitKind::Idle
+        }
     }
 
     /// What a wait on this latch is.
@@ -308,40 +310,42 @@ impl CoreLatch {
         }
     }
 
-    /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
-    /// the latch is set (do not sleep). For protocol implementations.
-    ///
-    /// It also returns false if another worker holds the latch sleepy or
-    /// sleeping, which is a misuse: a latch belongs to one worker. This
-    /// step takes no worker index, so it cannot say who; this crate's
-    /// protocols check it and panic (see "Panics" on [`CoreLatch`]).
-    ///
-    /// Success is AcqRel, and defensive: every model passes with Relaxed. A
-    /// setter acts only on SLEEPING (it wakes the owner), and that value is
-    /// written by `fall_asleep`, whose Release is the one that orders the
-    /// owner's registration before the setter's wake. Failure is
-    /// Relaxed, as in rayon-core: it means SET (unless the latch is
-    /// misused), and both callers (the two
-    /// protocols' sleep attempts) then return at once without reading
-    /// anything the setter wrote; whatever the owner reads next, it reads
-    /// after `probe`, whose Acquire is what publishes the setter's writes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let latch = eventcount::CoreLatch::new();
-    /// assert!(latch.get_sleepy());
-    /// assert!(latch.fall_asleep()); // the owner is registered as a sleeper
-    /// latch.wake_up(); // and woke up: UNSET again
-    /// assert!(!latch.probe());
-    /// ```
-    #[inline]
-    pub fn get_sleepy(&self) -> bool {
-        let stepped = self.step_to_sleepy().is_ok();
-        if stepped {
-            self.record_holder(None);
+    internal! {
+        /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
+        /// the latch is set (do not sleep). For protocol implementations.
+        ///
+        /// It also returns false if another worker holds the latch sleepy or
+        /// sleeping, which is a misuse: a latch belongs to one worker. This
+        /// step takes no worker index, so it cannot say who; this crate's
+        /// protocols check it and panic (see "Panics" on [`CoreLatch`]).
+        ///
+        /// Success is AcqRel, and defensive: every model passes with Relaxed. A
+        /// setter acts only on SLEEPING (it wakes the owner), and that value is
+        /// written by `fall_asleep`, whose Release is the one that orders the
+        /// owner's registration before the setter's wake. Failure is
+        /// Relaxed, as in rayon-core: it means SET (unless the latch is
+        /// misused), and both callers (the two
+        /// protocols' sleep attempts) then return at once without reading
+        /// anything the setter wrote; whatever the owner reads next, it reads
+        /// after `probe`, whose Acquire is what publishes the setter's writes.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let latch = eventcount::CoreLatch::new();
+        /// assert!(latch.get_sleepy());
+        /// assert!(latch.fall_asleep()); // the owner is registered as a sleeper
+        /// latch.wake_up(); // and woke up: UNSET again
+        /// assert!(!latch.probe());
+        /// ```
+        #[inline]
+        pub fn get_sleepy(&self) -> bool {
+            let stepped = self.step_to_sleepy().is_ok();
+            if stepped {
+                self.record_holder(None);
+            }
+            stepped
         }
-        stepped
     }
 
     /// [`get_sleepy`](CoreLatch::get_sleepy) for worker `worker`, as this
@@ -407,31 +411,33 @@ impl CoreLatch {
         )
     }
 
-    /// The owner's second step, once it can be woken (for the notifier:
-    /// once it is on the waiter stack; for the JEC protocol: while it is
-    /// registering): SLEEPY → SLEEPING, after which a setter's
-    /// [`set`](CoreLatch::set) returns true and the setter wakes it. False
-    /// if the latch was set meanwhile. Failure is Relaxed for the reason
-    /// given at `get_sleepy`: the caller only backs out and returns, and
-    /// reads the setter's writes after `probe`. Success is AcqRel, and
-    /// load-bearing: its Release orders the owner's registration before a
-    /// setter's view of SLEEPING (with Relaxed,
-    /// `latch_set_while_owner_sleepy_or_sleeping` deadlocks). For protocol
-    /// implementations.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let latch = eventcount::CoreLatch::new();
-    /// assert!(latch.get_sleepy());
-    /// latch.set(); // a setter got in between
-    /// assert!(!latch.fall_asleep()); // so the owner must not sleep
-    /// ```
-    #[inline]
-    pub fn fall_asleep(&self) -> bool {
-        self.state
-            .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+    internal! {
+        /// The owner's second step, once it can be woken (for the notifier:
+        /// once it is on the waiter stack; for the JEC protocol: while it is
+        /// registering): SLEEPY → SLEEPING, after which a setter's
+        /// [`set`](CoreLatch::set) returns true and the setter wakes it. False
+        /// if the latch was set meanwhile. Failure is Relaxed for the reason
+        /// given at `get_sleepy`: the caller only backs out and returns, and
+        /// reads the setter's writes after `probe`. Success is AcqRel, and
+        /// load-bearing: its Release orders the owner's registration before a
+        /// setter's view of SLEEPING (with Relaxed,
+        /// `latch_set_while_owner_sleepy_or_sleeping` deadlocks). For protocol
+        /// implementations.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let latch = eventcount::CoreLatch::new();
+        /// assert!(latch.get_sleepy());
+        /// latch.set(); // a setter got in between
+        /// assert!(!latch.fall_asleep()); // so the owner must not sleep
+        /// ```
+        #[inline]
+        pub fn fall_asleep(&self) -> bool {
+            self.state
+                .compare_exchange(SLEEPY, SLEEPING, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        }
     }
 
     /// The owner backs out between [`get_sleepy`](CoreLatch::get_sleepy)
@@ -450,30 +456,32 @@ impl CoreLatch {
             .compare_exchange(SLEEPY, UNSET, Ordering::Relaxed, Ordering::Relaxed);
     }
 
-    /// The owner is awake again (after sleeping, or after backing out of a
-    /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
-    /// protocol implementations.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let latch = eventcount::CoreLatch::new();
-    /// latch.set();
-    /// latch.wake_up(); // SET stays SET
-    /// assert!(latch.probe());
-    /// ```
-    #[inline]
-    pub fn wake_up(&self) {
-        // Before the step: once the latch is UNSET another worker may step
-        // it, and its record must stand.
-        self.record_holder(None);
-        // A failure means SET, which must stay. AcqRel is defensive (every
-        // model passes with Relaxed): only the owner leaves SLEEPING this
-        // way, and it publishes nothing; a setter that raced it wrote SET,
-        // which the owner reads through `probe`'s Acquire.
-        let _ = self
-            .state
-            .compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Relaxed);
+    internal! {
+        /// The owner is awake again (after sleeping, or after backing out of a
+        /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
+        /// protocol implementations.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let latch = eventcount::CoreLatch::new();
+        /// latch.set();
+        /// latch.wake_up(); // SET stays SET
+        /// assert!(latch.probe());
+        /// ```
+        #[inline]
+        pub fn wake_up(&self) {
+            // Before the step: once the latch is UNSET another worker may step
+            // it, and its record must stand.
+            self.record_holder(None);
+            // A failure means SET, which must stay. AcqRel is defensive (every
+            // model passes with Relaxed): only the owner leaves SLEEPING this
+            // way, and it publishes nothing; a setter that raced it wrote SET,
+            // which the owner reads through `probe`'s Acquire.
+            let _ = self
+                .state
+                .compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Relaxed);
+        }
     }
 }
 

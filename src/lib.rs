@@ -52,7 +52,7 @@
 //!   sleeping on it (a `block_on`, an executor's workers).
 //! - [`JecSleep`]: rayon-core's jobs-event-counter sleep protocol as an
 //!   adapter for any work-stealing pool ([`docs::jec_sleep`]). [`JecIdle`]
-//!   is what an idle worker carries; [`JecCounters`] decodes its packed word.
+//!   is what an idle worker carries.
 //! - [`SleepProtocol`]: the one trait a scheduler's worker loop calls,
 //!   implemented by [`JecSleep`] and by [`NotifierSleep`] (the notifier with
 //!   an idle policy; [`NotifierIdle`] is its idle state). rayon-core runs on
@@ -68,7 +68,7 @@
 //!   ended, time parked), for a pool or one worker, and how to size a pool
 //!   by it (the [`guide`]); [`WaitOutcome`] says why a timed
 //!   wait returned; [`CapacityError`] reports a constructor asked for too
-//!   much; [`parking_backend`] tells how this build parks a thread.
+//!   much.
 //! - [`Round`]: what one idle round did (searched, announced, slept, and
 //!   why it returned), for a scheduler's park hooks and metrics; [`Unpark`]:
 //!   the hook that wakes a worker sleeping in a park of the scheduler's own,
@@ -80,6 +80,22 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
+
+/// Declares one item public with the `internals` feature and crate-private
+/// without it: the items that implementing [`SleepProtocol`] outside this
+/// crate needs (the latch's sleep steps, a [`CapacityError`] constructor),
+/// and the ones the repository's ports, benchmarks and tests read (the
+/// packed counters, the benchmark-only policies). They are not part of the
+/// stable API.
+macro_rules! internal {
+    ($(#[$attr:meta])* pub $($item:tt)*) => {
+        #[cfg(feature = "internals")]
+        $(#[$attr])* pub $($item)*
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code)]
+        $(#[$attr])* pub(crate) $($item)*
+    };
+}
 
 // The modules in layers, the lowest first; a module imports only from
 // layers below its own, never through this file's re-exports
@@ -135,6 +151,11 @@ pub mod policy_tools {
 
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}
+
+// The README's examples run as doctests, as crates.io readers copy them.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 /// The protocols, written down: each one's state layout, every step with its
 /// memory ordering and why, and the proof sketch that no wakeup is lost.
@@ -218,14 +239,15 @@ pub mod changelog {}
 
 pub use error::CapacityError;
 pub use idle::IdlePolicy;
-pub use jec::{JecCounters, JecIdle, JecSleep};
+#[cfg(feature = "internals")]
+pub use jec::JecCounters;
+pub use jec::{JecIdle, JecSleep};
 pub use latch::CoreLatch;
 pub use notifier::{Notifier, NotifierIdle, NotifierSleep, PreparedWait, WaiterId, WaiterIds};
 pub use outcome::WaitOutcome;
 pub use protocol::SleepProtocol;
 pub use round::Round;
 pub use stats::SleepStats;
-pub use sync::{parking_backend, ParkingBackend};
 pub use unpark::Unpark;
 pub use waker::WaiterWaker;
 
@@ -233,14 +255,12 @@ pub use waker::WaiterWaker;
 // and an idle state or a token may be handed to another thread with them.
 static_assertions::assert_impl_all!(CapacityError: Send, Sync);
 static_assertions::assert_impl_all!(CoreLatch: Send, Sync);
-static_assertions::assert_impl_all!(JecCounters: Send, Sync);
 static_assertions::assert_impl_all!(IdlePolicy: Send, Sync);
 static_assertions::assert_impl_all!(JecIdle<'static>: Send, Sync);
 static_assertions::assert_impl_all!(JecSleep: Send, Sync);
 static_assertions::assert_impl_all!(Notifier: Send, Sync);
 static_assertions::assert_impl_all!(NotifierIdle<'static>: Send, Sync);
 static_assertions::assert_impl_all!(NotifierSleep: Send, Sync);
-static_assertions::assert_impl_all!(ParkingBackend: Send, Sync);
 static_assertions::assert_impl_all!(PreparedWait<'static>: Send, Sync);
 static_assertions::assert_impl_all!(Round: Send, Sync);
 static_assertions::assert_impl_all!(SleepStats: Send, Sync);

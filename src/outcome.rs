@@ -1,7 +1,7 @@
 //! [`WaitOutcome`]: why a timed wait returned.
 
-/// Why a timed wait returned: [`Notifier::commit_wait_until`] (and
-/// `commit_wait_timeout`), and a protocol's timed round,
+/// Why a timed wait returned: [`Notifier::commit_wait_until`], and a
+/// protocol's timed round,
 /// [`SleepProtocol::no_work_found_until`].
 ///
 /// [`Notifier::commit_wait_until`]: crate::Notifier::commit_wait_until
@@ -11,11 +11,12 @@
 ///
 /// ```
 /// use eventcount::{Notifier, WaitOutcome};
-/// use std::time::Duration;
+/// use std::time::{Duration, Instant};
 ///
 /// let n = Notifier::new(1);
 /// let wait = n.prepare_wait(0);
-/// assert_eq!(n.commit_wait_timeout(wait, Duration::from_millis(1)), WaitOutcome::TimedOut);
+/// let deadline = Instant::now() + Duration::from_millis(1);
+/// assert_eq!(n.commit_wait_until(wait, deadline), WaitOutcome::TimedOut);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use = "a timed wait may have been notified: re-check the condition"]

@@ -39,7 +39,7 @@ use crate::unpark::Unpark;
 /// protocol's own parker, in an I/O driver's poll for one, runs its rounds
 /// with [`no_work_found_parked`](SleepProtocol::no_work_found_parked) on a
 /// protocol built with an [`Unpark`] hook
-/// ([`try_with_unpark`](SleepProtocol::try_with_unpark)); the guide's "A
+/// ([`try_new`](SleepProtocol::try_new)); the guide's "A
 /// worker that sleeps in a poller" shows one. A scheduler that caps its
 /// searchers asks [`may_search`](SleepProtocol::may_search) before it
 /// steals.
@@ -59,16 +59,15 @@ use crate::unpark::Unpark;
 ///
 /// # Not sealed
 ///
-/// The trait is open on purpose. A scheduler written against it accepts any
-/// protocol, and protocols from outside this crate plug in: this
-/// repository's benchmarks measure an Eigen-style event count that
-/// implements it. What an implementation needs from the latch is public
-/// ([`CoreLatch::get_sleepy`], [`CoreLatch::fall_asleep`],
-/// [`CoreLatch::wake_up`]). Methods added later come with default bodies
-/// where a default can be correct, as [`set_latch`](SleepProtocol::set_latch)
-/// and [`may_search`](SleepProtocol::may_search) have. External parking
-/// ([`try_with_unpark`](SleepProtocol::try_with_unpark),
-/// [`no_work_found_parked`](SleepProtocol::no_work_found_parked)) has
+/// The trait is open: a scheduler written against it accepts any protocol,
+/// and this repository's benchmarks measure an Eigen-style event count that
+/// implements it outside the crate. What such an implementation needs from
+/// the latch (its sleep steps) and from [`CapacityError`] (a constructor)
+/// is public only with the `internals` feature, which is not covered by
+/// semantic versioning. Methods added later come with default bodies where
+/// a default can be correct, as [`set_latch`](SleepProtocol::set_latch) and
+/// [`may_search`](SleepProtocol::may_search) have. External parking
+/// ([`no_work_found_parked`](SleepProtocol::no_work_found_parked)) has
 /// none: no default could sleep in the caller's `park`, so an
 /// implementation says what it does (it may panic, naming the call, if it
 /// cannot).
@@ -116,20 +115,15 @@ pub trait SleepProtocol: Send + Sync + Sized {
     where
         Self: 'a;
 
-    /// The most workers any protocol of this type can manage.
-    const MAX_CAPACITY: usize;
-
-    /// A protocol for `workers` workers, indices `0..workers`, or an error
-    /// if that is more than [`MAX_CAPACITY`](SleepProtocol::MAX_CAPACITY).
-    /// A scheduler generic over the protocol builds it with this.
-    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError>;
-
-    /// [`try_with_policy`](SleepProtocol::try_with_policy), with the hook
-    /// that wakes a worker parked through
-    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked): a
-    /// wake that picks such a worker calls `unpark(worker)` in place of the
-    /// protocol's own futex wake. Workers that sleep in ordinary rounds
-    /// are woken as before, so a pool may mix the two, round by round.
+    /// A protocol for `workers` workers, indices `0..workers`, with the
+    /// idle policy `policy`, or an error if `workers` is 0 or more than the
+    /// protocol can hold (65,535 for both of this crate's). `unpark` is the
+    /// hook that wakes a worker parked through
+    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked): a wake
+    /// that picks such a worker calls `unpark(worker)` in place of the
+    /// protocol's own futex wake. Workers that sleep in ordinary rounds are
+    /// woken as before, so a pool may mix the two, round by round. A
+    /// scheduler generic over the protocol builds it with this.
     ///
     /// # Examples
     ///
@@ -138,14 +132,41 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// use std::sync::Arc;
     ///
     /// let unpark: Unpark = Arc::new(|_worker| {});
-    /// let sleep = NotifierSleep::try_with_unpark(2, IdlePolicy::default(), unpark).unwrap();
+    /// let sleep = NotifierSleep::try_new(2, IdlePolicy::tokio(), Some(unpark)).unwrap();
     /// assert_eq!(sleep.capacity(), 2);
+    /// let err = NotifierSleep::try_new(70_000, IdlePolicy::default(), None).unwrap_err();
+    /// assert_eq!(err.to_string(), "NotifierSleep supports at most 65535 workers, but 70000 were requested");
     /// ```
-    fn try_with_unpark(
+    fn try_new(
         workers: usize,
         policy: IdlePolicy,
-        unpark: Unpark,
+        unpark: Option<Unpark>,
     ) -> Result<Self, CapacityError>;
+
+    /// A protocol for `workers` workers with the default [`IdlePolicy`]
+    /// and no [`Unpark`] hook.
+    ///
+    /// # Panics
+    ///
+    /// If [`try_new`](SleepProtocol::try_new) would return an error, with
+    /// its message after the call's name (`JecSleep::new: ...`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::{JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::new(4);
+    /// assert_eq!(sleep.capacity(), 4);
+    /// ```
+    #[track_caller]
+    #[must_use]
+    fn new(workers: usize) -> Self {
+        match Self::try_new(workers, IdlePolicy::default(), None) {
+            Ok(protocol) => protocol,
+            Err(err) => panic!("{}::new: {err}", short_type_name::<Self>()),
+        }
+    }
 
     /// The number of workers this protocol was built for: their indices
     /// are `0..capacity()`.
@@ -165,8 +186,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// ([`Round::Withdrew`]), so work the pass skips (another worker's
     /// queue while [`may_search`](SleepProtocol::may_search) says no) would
     /// have it announce and withdraw again without ever blocking. `latch`
-    /// is what the worker waits on; its kind ([`CoreLatch::is_idle_loop`])
-    /// is read at the first round. The [`Round`] says what the round did:
+    /// is what the worker waits on; its kind ([`CoreLatch::idle_loop`] or
+    /// [`CoreLatch::new`]) is read at the first round. The [`Round`] says what the round did:
     /// whether the worker searched, announced itself, slept, and why it
     /// returned.
     ///
@@ -231,7 +252,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// The protocol calls `park(deadline)` after its final check, once the
     /// worker is registered as parked externally; a wake that picks the
     /// worker then calls the [`Unpark`] hook given at construction
-    /// ([`try_with_unpark`](SleepProtocol::try_with_unpark)) with its
+    /// ([`try_new`](SleepProtocol::try_new)) with its
     /// index. `park` must keep a driver's contract with that hook:
     /// - an unpark that came before the call makes `park` return at once;
     /// - `park` returns by `deadline` (if given), or after an unpark, and it
@@ -271,8 +292,8 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// use std::time::{Duration, Instant};
     ///
     /// let unpark: Unpark = Arc::new(|_worker| {}); // nobody else here to wake it
-    /// let policy = IdlePolicy::rounds(0);
-    /// let sleep = NotifierSleep::try_with_unpark(1, policy, unpark).unwrap();
+    /// let policy = IdlePolicy::fixed_budget(Duration::ZERO);
+    /// let sleep = NotifierSleep::try_new(1, policy, Some(unpark)).unwrap();
     /// let latch = CoreLatch::idle_loop();
     /// let deadline = Instant::now() + Duration::from_millis(1);
     /// let mut idle = sleep.start_looking(0);
@@ -316,7 +337,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
     ///
     /// // 2 searchers at most, even where 4 workers outnumber the CPUs.
-    /// let sleep = JecSleep::with_policy(4, IdlePolicy::tokio());
+    /// let sleep = JecSleep::try_new(4, IdlePolicy::tokio(), None).unwrap();
     /// let latch = CoreLatch::idle_loop();
     /// let mut a = sleep.start_looking(0);
     /// let mut b = sleep.start_looking(1);
@@ -379,9 +400,6 @@ pub trait SleepProtocol: Send + Sync + Sized {
 
     /// Wake every worker (shutdown).
     fn wake_all(&self);
-
-    /// A short name for tables and logs.
-    fn name(&self) -> &'static str;
 
     /// Sleeps and wake syscalls so far, and what the workers' idle periods
     /// cost (see [`SleepStats`]).

@@ -20,11 +20,12 @@
 ///
 /// ```
 /// use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol};
+/// use std::time::Duration;
 ///
-/// let sleep = NotifierSleep::with_policy(1, IdlePolicy::rounds(1));
+/// let policy = IdlePolicy::fixed_budget(Duration::ZERO); // no search
+/// let sleep = NotifierSleep::try_new(1, policy, None).unwrap();
 /// let latch = CoreLatch::idle_loop();
 /// let mut idle = sleep.start_looking(0);
-/// assert_eq!(sleep.no_work_found(&mut idle, &latch, || false), Round::Searched);
 /// assert_eq!(sleep.no_work_found(&mut idle, &latch, || false), Round::Announced);
 /// // The final check finds work: the worker withdraws without sleeping.
 /// let round = sleep.no_work_found(&mut idle, &latch, || true);

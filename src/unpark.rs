@@ -5,10 +5,9 @@ use std::sync::Arc;
 
 /// Wakes worker (or waiter slot) `i` that sleeps in a park of the
 /// scheduler's own, such as an I/O driver's poll: given at construction
-/// ([`Notifier::with_unpark`], [`SleepProtocol::try_with_unpark`]) and
+/// ([`SleepProtocol::try_new`]) and
 /// called by a notify that picks a waiter parked through
-/// [`SleepProtocol::no_work_found_parked`] or
-/// [`Notifier::commit_wait_parked`], in place of the crate's futex wake.
+/// [`SleepProtocol::no_work_found_parked`], in place of the crate's futex wake.
 ///
 /// It must keep a driver's unpark contract: an unpark that comes before the
 /// park makes that park return at once (the scheduler keeps a token per
@@ -17,9 +16,7 @@ use std::sync::Arc;
 /// next park return early, which the protocols allow) and from any thread,
 /// so it must not block for long and must not call back into the protocol.
 ///
-/// [`Notifier::with_unpark`]: crate::Notifier::with_unpark
-/// [`Notifier::commit_wait_parked`]: crate::Notifier::commit_wait_parked
-/// [`SleepProtocol::try_with_unpark`]: crate::SleepProtocol::try_with_unpark
+/// [`SleepProtocol::try_new`]: crate::SleepProtocol::try_new
 /// [`SleepProtocol::no_work_found_parked`]: crate::SleepProtocol::no_work_found_parked
 ///
 /// # Examples

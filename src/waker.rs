@@ -12,17 +12,8 @@ const IDLE: u32 = 0;
 /// `woken`: a wake was asked for.
 const WOKEN: u32 = 1;
 
-/// Whom a wake reaches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Target {
-    /// The waiter in this slot, and nobody else.
-    Waiter(usize),
-    /// Any one waiter.
-    AnyOne,
-}
-
 /// The `Waker` of a thread that sleeps on a [`Notifier`]: a wake raises a
-/// flag, then notifies the waiter (or any one waiter), and the sleeping
+/// flag, then notifies the waiter, and the sleeping
 /// thread reads the flag as its wait condition.
 ///
 /// A `Waker` must be `'static` and may be woken from any thread; an
@@ -42,12 +33,10 @@ enum Target {
 /// waiting (a fence and a load, no syscall).
 ///
 /// [`for_waiter`](WaiterWaker::for_waiter) wakes one waiter slot, the
-/// thread that owns it (a `block_on`); [`for_any`](WaiterWaker::for_any)
-/// wakes any one waiter, for threads that take turns on one event. An
-/// executor whose tasks wake by pushing themselves on a run queue needs
-/// neither: its task's own `Wake` pushes, then calls
-/// [`notify_one`](Notifier::notify_one) (the guide's "Async" section shows
-/// both).
+/// thread that owns it (a `block_on`). An executor whose tasks wake by
+/// pushing themselves on a run queue does not need it: its task's own
+/// `Wake` pushes, then calls [`notify_one`](Notifier::notify_one) (the
+/// guide's "Async" section shows both).
 ///
 /// # Examples
 ///
@@ -84,7 +73,8 @@ enum Target {
 /// ```
 pub struct WaiterWaker {
     notifier: Arc<Notifier>,
-    target: Target,
+    /// The slot whose waiter a wake reaches.
+    wid: usize,
     /// `IDLE` or `WOKEN`.
     woken: AtomicU32,
 }
@@ -122,37 +112,13 @@ impl WaiterWaker {
             "WaiterWaker::for_waiter: waiter id {wid} is out of range for a Notifier with \
              {capacity} slots"
         );
-        WaiterWaker::with_target(notifier, Target::Waiter(wid))
+        WaiterWaker::with_target(notifier, wid)
     }
 
-    /// A waker for whichever waiter of `notifier` comes first: a wake
-    /// raises the flag and wakes one waiter
-    /// ([`notify_one`](Notifier::notify_one)). Every waiter on the notifier
-    /// must check this waker's flag, since any of them may get the wake;
-    /// the one whose [`take_woken`](WaiterWaker::take_woken) returns true
-    /// has it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, WaiterWaker};
-    /// use std::sync::Arc;
-    ///
-    /// let notifier = Arc::new(Notifier::new(4));
-    /// let wake = WaiterWaker::for_any(notifier);
-    /// wake.waker().wake();
-    /// assert!(wake.take_woken());
-    /// assert!(!wake.take_woken()); // taken once
-    /// ```
-    #[must_use]
-    pub fn for_any(notifier: Arc<Notifier>) -> Arc<WaiterWaker> {
-        WaiterWaker::with_target(notifier, Target::AnyOne)
-    }
-
-    fn with_target(notifier: Arc<Notifier>, target: Target) -> Arc<WaiterWaker> {
+    fn with_target(notifier: Arc<Notifier>, wid: usize) -> Arc<WaiterWaker> {
         Arc::new(WaiterWaker {
             notifier,
-            target,
+            wid,
             woken: AtomicU32::new(IDLE),
         })
     }
@@ -197,41 +163,6 @@ impl WaiterWaker {
         self.woken.load(Ordering::Acquire) == WOKEN
             && self.woken.swap(IDLE, Ordering::Acquire) == WOKEN
     }
-
-    /// Whether a wake was asked for and not yet taken, without taking it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, WaiterWaker};
-    /// use std::sync::Arc;
-    ///
-    /// let wake = WaiterWaker::for_any(Arc::new(Notifier::new(1)));
-    /// assert!(!wake.is_woken());
-    /// wake.waker().wake_by_ref();
-    /// assert!(wake.is_woken());
-    /// ```
-    #[must_use]
-    pub fn is_woken(&self) -> bool {
-        self.woken.load(Ordering::Acquire) == WOKEN
-    }
-
-    /// The notifier this waker notifies.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, WaiterWaker};
-    /// use std::sync::Arc;
-    ///
-    /// let notifier = Arc::new(Notifier::new(3));
-    /// let wake = WaiterWaker::for_any(notifier.clone());
-    /// assert!(Arc::ptr_eq(wake.notifier(), &notifier));
-    /// ```
-    #[must_use]
-    pub fn notifier(&self) -> &Arc<Notifier> {
-        &self.notifier
-    }
 }
 
 impl Wake for WaiterWaker {
@@ -244,26 +175,15 @@ impl Wake for WaiterWaker {
         // goes with it), then the notify, whose SeqCst fence pairs with the
         // sleeper's prepare.
         self.woken.store(WOKEN, Ordering::Release);
-        match self.target {
-            Target::Waiter(wid) => {
-                self.notifier.notify_waiter(wid);
-            }
-            Target::AnyOne => {
-                self.notifier.notify_one();
-            }
-        }
+        self.notifier.notify_waiter(self.wid);
     }
 }
 
 impl std::fmt::Debug for WaiterWaker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let target = match self.target {
-            Target::Waiter(wid) => format!("waiter {wid}"),
-            Target::AnyOne => "any one waiter".to_string(),
-        };
         f.debug_struct("WaiterWaker")
-            .field("wakes", &target)
-            .field("woken", &self.is_woken())
+            .field("wakes_waiter", &self.wid)
+            .field("woken", &(self.woken.load(Ordering::Acquire) == WOKEN))
             .finish()
     }
 }

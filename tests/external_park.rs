@@ -155,7 +155,7 @@ fn every_job_runs<S: SleepProtocol + 'static>(name: &str, spurious: bool) {
         let parkers = Parkers::new(WORKERS, spurious);
         let policy = IdlePolicy::rounds(1);
         let shared = Arc::new(Shared {
-            sleep: S::try_with_unpark(WORKERS, policy, parkers.hook()).unwrap(),
+            sleep: S::try_new(WORKERS, policy, Some(parkers.hook())).unwrap(),
             jobs: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -291,7 +291,7 @@ fn a_park_that_returns_unwoken_withdraws_the_waiter() {
 fn rounds_report_what_happened<S: SleepProtocol>() {
     let parkers = Parkers::new(1, false);
     let policy = IdlePolicy::rounds(1);
-    let sleep = S::try_with_unpark(1, policy, parkers.hook()).unwrap();
+    let sleep = S::try_new(1, policy, Some(parkers.hook())).unwrap();
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
     assert_eq!(
@@ -362,7 +362,7 @@ fn jec_sleep_rounds_report_what_happened() {
 /// An external park on a protocol built without a hook panics before
 /// anything is written, and the protocol is left as it was.
 fn parking_without_a_hook_panics<S: SleepProtocol>(name: &str) {
-    let sleep = S::try_with_policy(1, IdlePolicy::rounds(0)).unwrap();
+    let sleep = S::try_new(1, IdlePolicy::rounds(0), None).unwrap();
     let latch = CoreLatch::idle_loop();
     let message = panic_message(|| {
         let mut idle = sleep.start_looking(0);
@@ -413,7 +413,7 @@ fn commit_wait_parked_without_a_hook_panics_and_cancels() {
 /// policy keeps it.
 fn capped_workers_may_not_search<S: SleepProtocol>() {
     let policy = IdlePolicy::tokio();
-    let sleep = S::try_with_policy(4, policy).unwrap();
+    let sleep = S::try_new(4, policy, None).unwrap();
     let latch = CoreLatch::idle_loop();
     let job = CoreLatch::new();
     let mut a = sleep.start_looking(0);
@@ -446,6 +446,87 @@ fn jec_sleep_capped_workers_may_not_search() {
     capped_workers_may_not_search::<JecSleep>();
 }
 
+/// A round that starts past its deadline, right after a park that returned
+/// unwoken, counts the worker idle again before it returns, as every round
+/// after such a park does: only the park's own return leaves the idle
+/// period. `idle_count` reads the protocol's count of idle workers awake.
+fn past_deadline_after_an_unwoken_park_counts_the_worker<S: SleepProtocol>(
+    idle_count: impl Fn(&S) -> usize,
+) {
+    let parkers = Parkers::new(1, false);
+    let sleep = S::try_new(1, IdlePolicy::rounds(0), Some(parkers.hook())).unwrap();
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    assert_eq!(idle_count(&sleep), 1);
+    let far = Instant::now() + Duration::from_secs(60);
+    let round = rounds_until_slept(&sleep, &mut idle, &latch, Some(far), |_| {});
+    assert_eq!(round, Round::ParkReturned);
+    assert_eq!(idle_count(&sleep), 0, "out of its idle period");
+    let past = Instant::now();
+    let round = sleep.no_work_found_parked(
+        &mut idle,
+        &latch,
+        || false,
+        Some(past),
+        |_| unreachable!("parked past the deadline"),
+    );
+    assert_eq!(round, Round::PastDeadline);
+    assert_eq!(idle_count(&sleep), 1, "counted idle again");
+    sleep.work_found(idle);
+    assert_eq!(idle_count(&sleep), 0);
+}
+
+#[test]
+fn notifier_sleep_past_deadline_after_an_unwoken_park_counts_the_worker() {
+    past_deadline_after_an_unwoken_park_counts_the_worker::<NotifierSleep>(|s| s.awake_idle());
+}
+
+#[test]
+fn jec_sleep_past_deadline_after_an_unwoken_park_counts_the_worker() {
+    past_deadline_after_an_unwoken_park_counts_the_worker::<JecSleep>(|s| {
+        s.counters().awake_but_idle()
+    });
+}
+
+/// rayon PR #1314's searcher bound counts a sleeping worker as idle, not
+/// busy, on both protocols: with one of four workers asleep and two
+/// looking, only one busy worker is left, so only one may search.
+fn the_busy_bound_counts_sleepers_as_idle<S: SleepProtocol>() {
+    let parkers = Parkers::new(4, false);
+    let policy = IdlePolicy::rayon().max_searching_busy();
+    let sleep = S::try_new(4, policy, Some(parkers.hook())).unwrap();
+    let latch = CoreLatch::idle_loop();
+    let mut idle = sleep.start_looking(0);
+    let mut checked = false;
+    // Worker 0's park runs the check while the worker is registered asleep.
+    let round = rounds_until_slept(&sleep, &mut idle, &latch, None, |_| {
+        let mut a = sleep.start_looking(1);
+        assert!(sleep.may_search(&mut a, &latch), "one idle, one busy");
+        let mut b = sleep.start_looking(2);
+        assert!(
+            !sleep.may_search(&mut b, &latch),
+            "two idle awake, one busy: the sleeper is not busy"
+        );
+        sleep.work_found(a);
+        sleep.work_found(b);
+        checked = true;
+    });
+    // The two searches' ends may hand the sleeper a wake: either way it slept.
+    assert!(round.slept(), "{round:?}");
+    assert!(checked);
+    sleep.work_found(idle);
+}
+
+#[test]
+fn notifier_sleep_busy_bound_counts_sleepers_as_idle() {
+    the_busy_bound_counts_sleepers_as_idle::<NotifierSleep>();
+}
+
+#[test]
+fn jec_sleep_busy_bound_counts_sleepers_as_idle() {
+    the_busy_bound_counts_sleepers_as_idle::<JecSleep>();
+}
+
 /// A park that returns for its own reason (a driver's event) takes the
 /// worker out of its idle period: it was counted asleep, so no post relied
 /// on it, and ending its search wakes nobody. A worker asleep on the
@@ -456,7 +537,7 @@ fn a_park_that_returns_unwoken_hands_off_nothing<S: SleepProtocol + Sync>() {
         let parkers = Parkers::new(2, false);
         // Two workers, searchers capped at one: the hand-off rule applies.
         let policy = IdlePolicy::tokio();
-        let sleep = S::try_with_unpark(2, policy, parkers.hook()).unwrap();
+        let sleep = S::try_new(2, policy, Some(parkers.hook())).unwrap();
         let stop = AtomicBool::new(false);
         // Worker 1's sleeps that a wake ended: the futex sleeper goes back
         // to sleep at once, so this counts what a poll of `num_sleeping`

@@ -22,7 +22,7 @@ const TWO_ROUNDS: IdlePolicy = IdlePolicy::rounds(2);
 /// it returns before any sleep: then the deadline doubles and the worker
 /// tries again.
 fn a_timed_out_sleep_counts_searching_and_parked<S: SleepProtocol>() {
-    let sleep = S::try_with_policy(1, TWO_ROUNDS).unwrap();
+    let sleep = S::try_new(1, TWO_ROUNDS, None).unwrap();
     let latch = CoreLatch::idle_loop();
     let mut timeout = Duration::from_millis(2);
     loop {
@@ -61,7 +61,7 @@ fn notifier_sleep_counts_searching_and_parked() {
 /// a failure), then stops it.
 fn a_wake_for_nothing_counts<S: SleepProtocol + 'static>(name: &'static str) {
     with_watchdog(name, || {
-        let sleep = Arc::new(S::try_with_policy(1, IdlePolicy::rounds(0)).unwrap());
+        let sleep = Arc::new(S::try_new(1, IdlePolicy::rounds(0), None).unwrap());
         let stop = Arc::new(CoreLatch::idle_loop());
         let worker = {
             let (sleep, stop) = (sleep.clone(), stop.clone());
@@ -107,7 +107,7 @@ fn a_search_that_finds_work_at_once_counts_nothing() {
 /// Under a policy of no search rounds (tokio's), a sleep attempt counts
 /// no search at all: the worker never searched.
 fn a_policy_of_no_rounds_counts_no_search<S: SleepProtocol>() {
-    let sleep = S::try_with_policy(1, IdlePolicy::tokio()).unwrap();
+    let sleep = S::try_new(1, IdlePolicy::tokio(), None).unwrap();
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
     // A round that starts past its deadline (this thread preempted for
@@ -159,7 +159,7 @@ fn searching_cpu_is_known_where_the_platform_has_a_thread_clock() {
 /// spends its budget and sleeps counts as given up. Both count per worker
 /// too, and the workers' counts add up to the pool's.
 fn searches_count_how_they_ended<S: SleepProtocol>() {
-    let sleep = S::try_with_policy(2, TWO_ROUNDS).unwrap();
+    let sleep = S::try_new(2, TWO_ROUNDS, None).unwrap();
     let latch = CoreLatch::idle_loop();
 
     let mut idle = sleep.start_looking(1);
@@ -213,7 +213,7 @@ fn notifier_sleep_counts_how_searches_ended() {
 /// between two snapshots shows in their difference, before it wakes.
 fn parked_counts_a_sleep_in_progress<S: SleepProtocol + 'static>(name: &'static str) {
     with_watchdog(name, || {
-        let sleep = Arc::new(S::try_with_policy(1, IdlePolicy::rounds(0)).unwrap());
+        let sleep = Arc::new(S::try_new(1, IdlePolicy::rounds(0), None).unwrap());
         let stop = Arc::new(CoreLatch::idle_loop());
         let worker = {
             let (sleep, stop) = (sleep.clone(), stop.clone());

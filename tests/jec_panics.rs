@@ -9,6 +9,9 @@ use std::panic::{self, AssertUnwindSafe};
 
 use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, Round, SleepProtocol};
 
+/// The most workers either protocol takes (`SleepProtocol::try_new`).
+const MAX_WORKERS: usize = 65_535;
+
 /// Worker `me` starts a search and ends it: counted idle while it looks,
 /// and nobody is idle after (`sleep` had no other search open).
 fn search_once(sleep: &JecSleep, me: usize, what: &str) {
@@ -21,12 +24,6 @@ fn search_once(sleep: &JecSleep, me: usize, what: &str) {
 #[should_panic(expected = "supports at most 65535 workers")]
 fn new_with_too_many_workers_panics() {
     let _ = JecSleep::new(65_536);
-}
-
-#[test]
-#[should_panic(expected = "supports at most 65535 workers")]
-fn with_policy_with_too_many_workers_panics() {
-    let _ = JecSleep::with_policy(100_000, IdlePolicy::rounds(1));
 }
 
 #[test]
@@ -148,10 +145,10 @@ fn foreign_idle_state_panic_leaves_both_counters_right() {
 
 #[test]
 fn try_with_policy_too_many_is_an_error_naming_both_numbers() {
-    let err = JecSleep::try_with_policy(65_536, IdlePolicy::default()).unwrap_err();
+    let err = JecSleep::try_new(65_536, IdlePolicy::default(), None).unwrap_err();
     assert_eq!(err.requested(), 65_536);
     assert_eq!(err.max_capacity(), 65_535);
-    assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
+    assert_eq!(err.max_capacity(), MAX_WORKERS);
     let message = err.to_string();
     assert!(message.contains("65536"), "{message}");
     assert!(message.contains("65535"), "{message}");
@@ -160,7 +157,7 @@ fn try_with_policy_too_many_is_an_error_naming_both_numbers() {
 
 #[test]
 fn try_with_policy_at_the_limit_is_ok() {
-    let sleep = JecSleep::try_with_policy(JecSleep::MAX_CAPACITY, IdlePolicy::default())
+    let sleep = JecSleep::try_new(MAX_WORKERS, IdlePolicy::default(), None)
         .expect("max_workers() workers must fit");
     assert_eq!(sleep.capacity(), 65_535);
     // The last index works.
@@ -171,7 +168,7 @@ fn try_with_policy_at_the_limit_is_ok() {
 /// the way out.
 #[test]
 fn a_worker_unwinding_while_idle_ends_its_search() {
-    let sleep = JecSleep::with_policy(2, IdlePolicy::rounds(0));
+    let sleep = JecSleep::try_new(2, IdlePolicy::rounds(0), None).unwrap();
     let latch = CoreLatch::new();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let mut idle = sleep.start_looking(0);
@@ -204,7 +201,7 @@ fn start_looking_beyond_the_worker_count_leaves_counters_right() {
 /// must not stay SLEEPING (so a later `set` does not report a sleeper).
 #[test]
 fn a_panicking_final_check_leaves_no_phantom_sleeper() {
-    let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
+    let sleep = JecSleep::try_new(1, IdlePolicy::rounds(0), None).unwrap();
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     sleep.no_work_found(&mut idle, &latch, || false); // sleepy round
@@ -222,7 +219,7 @@ fn a_panicking_final_check_leaves_no_phantom_sleeper() {
 /// puts the latch back.
 #[test]
 fn a_panicking_recheck_in_notifier_sleep_leaves_nothing_behind() {
-    let sleep = NotifierSleep::with_policy(1, IdlePolicy::rounds(0));
+    let sleep = NotifierSleep::try_new(1, IdlePolicy::rounds(0), None).unwrap();
     let latch = CoreLatch::new();
     let mut idle = sleep.start_looking(0);
     // The announcement round: on the waiter stack, no check yet.
@@ -267,12 +264,12 @@ fn set_latch_out_of_range_names_the_protocol_and_its_one_worker() {
 
 #[test]
 fn notifier_sleep_capacity_error_names_notifier_sleep() {
-    let err = NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).unwrap_err();
+    let err = NotifierSleep::try_new(MAX_WORKERS + 1, IdlePolicy::default(), None).unwrap_err();
     assert_eq!(
         err.to_string(),
         "NotifierSleep supports at most 65535 workers, but 65536 were requested"
     );
-    let message = panic_message(|| drop(NotifierSleep::new(NotifierSleep::MAX_CAPACITY + 1)));
+    let message = panic_message(|| drop(NotifierSleep::new(MAX_WORKERS + 1)));
     assert!(
         message.contains("NotifierSleep supports at most 65535 workers"),
         "{message}"

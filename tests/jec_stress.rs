@@ -125,7 +125,7 @@ struct Pool {
 impl Pool {
     fn new(policy: IdlePolicy, sleep_limit: Option<Duration>, max_jobs: usize) -> Pool {
         Pool {
-            sleep: JecSleep::with_policy(WORKERS, policy),
+            sleep: JecSleep::try_new(WORKERS, policy, None).unwrap(),
             sleep_limit,
             timeouts: AtomicU64::new(0),
             injector: Mutex::new(VecDeque::new()),

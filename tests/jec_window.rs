@@ -26,7 +26,7 @@ const UNSET: &str = "CoreLatch { state: \"unset\", waits_for: \"a job\" }";
 
 /// Sleepy at the first empty round, tries to sleep at the second.
 fn eager(workers: usize) -> JecSleep {
-    JecSleep::with_policy(workers, IdlePolicy::rounds(0))
+    JecSleep::try_new(workers, IdlePolicy::rounds(0), None).unwrap()
 }
 
 /// A round that must return before the worker registers as a sleeper: the
@@ -457,7 +457,7 @@ fn counters_return_to_zero_after_a_final_check_that_found_work() {
 
 #[test]
 fn rayon_policy_gets_sleepy_after_its_yield_rounds() {
-    let sleep = JecSleep::with_policy(1, IdlePolicy::rayon());
+    let sleep = JecSleep::try_new(1, IdlePolicy::rayon(), None).unwrap();
     let latch = CoreLatch::idle_loop();
     let rounds = 32;
     let mut idle = sleep.start_looking(0);

@@ -25,7 +25,7 @@ const ROUNDS: usize = 1_000;
 /// A protocol of `workers` workers that gets sleepy at the first empty
 /// round and tries to sleep at the second.
 fn eager<S: SleepProtocol>(workers: usize) -> S {
-    S::try_with_policy(workers, IdlePolicy::rounds(0)).unwrap()
+    S::try_new(workers, IdlePolicy::rounds(0), None).unwrap()
 }
 
 /// One empty round, timed (with a deadline only a hang reaches) or not.
@@ -376,30 +376,14 @@ fn zero_capacity_is_refused_by_every_constructor() {
         "Notifier",
         "waiter slots",
     );
-    refused(JecSleep::try_new(0).unwrap_err(), "JecSleep", "workers");
-    refused(
-        NotifierSleep::try_new(0).unwrap_err(),
-        "NotifierSleep",
-        "workers",
-    );
     let policy = IdlePolicy::rayon();
     refused(
-        JecSleep::try_with_policy(0, policy).unwrap_err(),
+        JecSleep::try_new(0, policy, None).unwrap_err(),
         "JecSleep",
         "workers",
     );
     refused(
-        NotifierSleep::try_with_policy(0, policy).unwrap_err(),
-        "NotifierSleep",
-        "workers",
-    );
-    refused(
-        <JecSleep as SleepProtocol>::try_with_policy(0, policy).unwrap_err(),
-        "JecSleep",
-        "workers",
-    );
-    refused(
-        <NotifierSleep as SleepProtocol>::try_with_policy(0, policy).unwrap_err(),
+        NotifierSleep::try_new(0, policy, None).unwrap_err(),
         "NotifierSleep",
         "workers",
     );
@@ -410,11 +394,11 @@ fn zero_capacity_is_refused_by_every_constructor() {
     );
     assert_eq!(
         panic_message(|| drop(JecSleep::new(0))),
-        "JecSleep: JecSleep cannot have 0 workers: it needs at least 1"
+        "JecSleep::new: JecSleep cannot have 0 workers: it needs at least 1"
     );
     assert_eq!(
-        panic_message(|| drop(NotifierSleep::with_policy(0, policy))),
-        "NotifierSleep: NotifierSleep cannot have 0 workers: it needs at least 1"
+        panic_message(|| drop(NotifierSleep::new(0))),
+        "NotifierSleep::new: NotifierSleep cannot have 0 workers: it needs at least 1"
     );
     assert_eq!(
         panic_message(|| drop(WaiterIds::new(0))),
@@ -423,5 +407,5 @@ fn zero_capacity_is_refused_by_every_constructor() {
     // One is enough.
     assert_eq!(Notifier::new(1).capacity(), 1);
     assert_eq!(JecSleep::new(1).capacity(), 1);
-    assert_eq!(WaiterIds::new(1).capacity(), 1);
+    assert!(WaiterIds::new(1).acquire().is_some());
 }

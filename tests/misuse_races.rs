@@ -34,6 +34,9 @@ use std::thread;
 
 use eventcount::{CoreLatch, IdlePolicy, JecSleep, NotifierSleep, SleepProtocol};
 
+/// The most workers either protocol takes (`SleepProtocol::try_new`).
+const MAX_WORKERS: usize = 65_535;
+
 /// Threads that start and end searches correctly: more than the 2 cores.
 const CORRECT: usize = 16;
 
@@ -249,7 +252,7 @@ fn yields() -> IdlePolicy {
 #[test]
 fn jec_sleep_leaks_raced_against_correct_searches() {
     race("jec_sleep_leaks_raced_against_correct_searches", 8, |n| {
-        JecSleep::with_policy(n, yields())
+        JecSleep::try_new(n, yields(), None).unwrap()
     });
 }
 
@@ -259,8 +262,8 @@ fn jec_sleep_leaks_raced_against_correct_searches() {
 fn jec_sleep_leaks_raced_against_correct_searches_at_max_capacity() {
     race(
         "jec_sleep_leaks_raced_against_correct_searches_at_max_capacity",
-        JecSleep::MAX_CAPACITY - CORRECT,
-        |n| JecSleep::with_policy(n, yields()),
+        MAX_WORKERS - CORRECT,
+        |n| JecSleep::try_new(n, yields(), None).unwrap(),
     );
 }
 
@@ -269,6 +272,6 @@ fn notifier_sleep_leaks_raced_against_correct_searches() {
     race(
         "notifier_sleep_leaks_raced_against_correct_searches",
         8,
-        |n| NotifierSleep::with_policy(n, yields()),
+        |n| NotifierSleep::try_new(n, yields(), None).unwrap(),
     );
 }

@@ -273,16 +273,6 @@ fn signalled_token_dropped_during_panic_leaves_nothing() {
 
 #[test]
 #[should_panic(
-    expected = "commit_wait_timeout: the PreparedWait for slot 0 was issued by a different Notifier"
-)]
-fn commit_wait_timeout_with_foreign_token_names_itself() {
-    with_a_foreign_token(|other, wait| {
-        let _ = other.commit_wait_timeout(wait, std::time::Duration::from_millis(1));
-    });
-}
-
-#[test]
-#[should_panic(
     expected = "commit_wait_until: the PreparedWait for slot 0 was issued by a different Notifier"
 )]
 fn commit_wait_until_with_foreign_token_names_itself() {

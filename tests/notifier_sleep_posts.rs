@@ -17,7 +17,7 @@ use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, Round, SleepProtocol, Wai
 /// idle; then `post` runs. Returns how many of the announced workers it
 /// woke.
 fn released_by(awake: usize, post: impl FnOnce(&NotifierSleep)) -> usize {
-    let sleep = NotifierSleep::with_policy(3 + awake, IdlePolicy::rounds(0));
+    let sleep = NotifierSleep::try_new(3 + awake, IdlePolicy::rounds(0), None).unwrap();
     let latches: Vec<_> = (0..3).map(|_| CoreLatch::idle_loop()).collect();
     let mut announced: Vec<_> = (0..3).map(|w| sleep.start_looking(w)).collect();
     for (idle, latch) in announced.iter_mut().zip(&latches) {

@@ -59,11 +59,11 @@ fn notifier_panics_name_the_callers_line() {
 }
 
 fn protocol_panics_name_the_callers_line<S: SleepProtocol>() {
-    let sleep = S::try_with_policy(2, eventcount::IdlePolicy::rayon()).unwrap();
+    let sleep = S::try_new(2, eventcount::IdlePolicy::rayon(), None).unwrap();
     assert_reported_here!(|| drop(sleep.start_looking(2)));
     assert_reported_here!(|| sleep.notify_worker_latch_is_set(7));
     assert_reported_here!(|| sleep.set_latch(&CoreLatch::new(), 3));
-    let other = S::try_with_policy(1, eventcount::IdlePolicy::rayon()).unwrap();
+    let other = S::try_new(1, eventcount::IdlePolicy::rayon(), None).unwrap();
     let latch = CoreLatch::new();
     let mut idle = other.start_looking(0);
     assert_reported_here!(|| ignore(sleep.no_work_found(&mut idle, &latch, || false)));

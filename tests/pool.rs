@@ -35,24 +35,24 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
     vec![
         (
             "jec-rayon",
-            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, rayon))),
+            Box::new(move |n| Protocol::Jec(JecSleep::try_new(n, rayon, None).unwrap())),
         ),
         (
             "notifier-rayon",
-            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, rayon))),
+            Box::new(move |n| Protocol::Notifier(NotifierSleep::try_new(n, rayon, None).unwrap())),
         ),
         (
             "jec-cap",
-            Box::new(move |n| Protocol::Jec(JecSleep::with_policy(n, capped))),
+            Box::new(move |n| Protocol::Jec(JecSleep::try_new(n, capped, None).unwrap())),
         ),
         (
             "notifier-cap",
-            Box::new(move |n| Protocol::Notifier(NotifierSleep::with_policy(n, capped))),
+            Box::new(move |n| Protocol::Notifier(NotifierSleep::try_new(n, capped, None).unwrap())),
         ),
         ("jec", Box::new(|n| Protocol::Jec(JecSleep::new(n)))),
         (
             "jec-short",
-            Box::new(|n| Protocol::Jec(JecSleep::with_policy(n, IdlePolicy::rounds(2)))),
+            Box::new(|n| Protocol::Jec(JecSleep::try_new(n, IdlePolicy::rounds(2), None).unwrap())),
         ),
         (
             "notifier",
@@ -60,7 +60,9 @@ fn protocols() -> Vec<(&'static str, MakeProtocol)> {
         ),
         (
             "notifier-short",
-            Box::new(|n| Protocol::Notifier(NotifierSleep::with_policy(n, IdlePolicy::rounds(2)))),
+            Box::new(|n| {
+                Protocol::Notifier(NotifierSleep::try_new(n, IdlePolicy::rounds(2), None).unwrap())
+            }),
         ),
     ]
 }

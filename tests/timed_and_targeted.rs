@@ -19,7 +19,7 @@ use eventcount::{
 fn a_timed_wait_with_nobody_notifying_times_out_and_leaves() {
     let n = Notifier::new(2);
     let wait = n.prepare_wait(0);
-    let outcome = n.commit_wait_timeout(wait, Duration::from_millis(5));
+    let outcome = n.commit_wait_until(wait, Instant::now() + Duration::from_millis(5));
     assert_eq!(outcome, WaitOutcome::TimedOut);
     // It left the waiter set: nobody to notify, nobody parked.
     assert_eq!(n.num_sleeping(), 0);
@@ -55,7 +55,7 @@ fn a_notify_before_the_deadline_is_reported() {
                     return;
                 }
                 // Far deadline: only the notify can end this wait.
-                let outcome = n.commit_wait_timeout(wait, Duration::from_secs(20));
+                let outcome = n.commit_wait_until(wait, Instant::now() + Duration::from_secs(20));
                 assert_eq!(outcome, WaitOutcome::Notified);
             })
         };
@@ -89,7 +89,7 @@ fn timed_waiters_and_notifiers_conserve_notifications() {
                     let wait = n.prepare_wait(wid);
                     // Short, varied timeouts so timeouts race notifies.
                     let timeout = Duration::from_micros(20 + (i * 37 + wid as u64 * 11) % 400);
-                    match n.commit_wait_timeout(wait, timeout) {
+                    match n.commit_wait_until(wait, Instant::now() + timeout) {
                         WaitOutcome::Notified => notified.fetch_add(1, Ordering::Relaxed),
                         WaitOutcome::TimedOut => timed_out.fetch_add(1, Ordering::Relaxed),
                     };
@@ -178,7 +178,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
     with_watchdog(
         "a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself",
         || {
-            let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
+            let sleep = JecSleep::try_new(1, IdlePolicy::rounds(0), None).unwrap();
             let latch = CoreLatch::new();
             let deadline = Instant::now() + Duration::from_millis(5);
             let mut idle = sleep.start_looking(0);
@@ -199,7 +199,7 @@ fn a_jec_sleep_with_a_deadline_times_out_and_uncounts_itself() {
 fn jec_timed_sleepers_and_posters_keep_counts_exact() {
     with_watchdog("jec_timed_sleepers_and_posters_keep_counts_exact", || {
         const WORKERS: usize = 12;
-        let sleep = Arc::new(JecSleep::with_policy(WORKERS, IdlePolicy::rounds(1)));
+        let sleep = Arc::new(JecSleep::try_new(WORKERS, IdlePolicy::rounds(1), None).unwrap());
         let jobs = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let start = Arc::new(Barrier::new(WORKERS + 1));
@@ -286,7 +286,7 @@ fn rounds_after_the_deadline_time_out_at_once<S: AwakeIdle>(
     policy: IdlePolicy,
     sleep_attempts: u32,
 ) {
-    let sleep = S::try_with_policy(1, policy).unwrap();
+    let sleep = S::try_new(1, policy, None).unwrap();
     let latch = CoreLatch::idle_loop();
     let past = Instant::now();
     let far = Instant::now() + WATCHDOG;
@@ -341,7 +341,7 @@ fn notifier_sleep_round_after_the_deadline_keeps_its_notification() {
     with_watchdog(
         "notifier_sleep_round_after_the_deadline_keeps_its_notification",
         || {
-            let sleep = NotifierSleep::with_policy(2, IdlePolicy::rounds(0));
+            let sleep = NotifierSleep::try_new(2, IdlePolicy::rounds(0), None).unwrap();
             let (latch0, latch1) = (CoreLatch::idle_loop(), CoreLatch::idle_loop());
             let far = Instant::now() + 2 * WATCHDOG;
             let mut idle0 = sleep.start_looking(0);

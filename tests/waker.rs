@@ -121,7 +121,7 @@ fn a_wake_before_the_sleep_is_kept_and_taken_once() {
     notifier.cancel_wait(wait);
     assert_eq!(
         format!("{wake:?}"),
-        "WaiterWaker { wakes: \"waiter 1\", woken: false }"
+        "WaiterWaker { wakes_waiter: 1, woken: false }"
     );
 }
 

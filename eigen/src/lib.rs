@@ -148,10 +148,14 @@ impl EigenSleep {
 impl SleepProtocol for EigenSleep {
     type Idle<'a> = EigenIdle;
 
-    const MAX_CAPACITY: usize = MAX_WAITERS;
-
-    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        if workers > MAX_WAITERS {
+    /// The hook is never called: this peer has no external park
+    /// (`no_work_found_parked` panics).
+    fn try_new(
+        workers: usize,
+        policy: IdlePolicy,
+        _unpark: Option<Unpark>,
+    ) -> Result<Self, CapacityError> {
+        if workers == 0 || workers > MAX_WAITERS {
             return Err(CapacityError::new(
                 "EigenSleep",
                 "workers",
@@ -164,16 +168,6 @@ impl SleepProtocol for EigenSleep {
             awake_idle: CachePadded::new(AtomicU32::new(0)),
             searcher_cap: policy.searcher_cap(workers),
         })
-    }
-
-    /// The hook is never called: this peer has no external park
-    /// (`no_work_found_parked` panics).
-    fn try_with_unpark(
-        workers: usize,
-        policy: IdlePolicy,
-        _unpark: Unpark,
-    ) -> Result<Self, CapacityError> {
-        Self::try_with_policy(workers, policy)
     }
 
     fn capacity(&self) -> usize {
@@ -248,10 +242,6 @@ impl SleepProtocol for EigenSleep {
 
     fn wake_all(&self) {
         self.events.notify(true);
-    }
-
-    fn name(&self) -> &'static str {
-        "eigen"
     }
 
     fn stats(&self) -> SleepStats {

@@ -93,7 +93,10 @@ fn log_pools() -> bool {
 
 /// The most threads a pool may have: the protocol's limit (65,535 for
 /// both; rayon-core's own is 255 on 32-bit targets).
-pub(crate) const THREADS_MAX: usize = <Protocol as SleepProtocol>::MAX_CAPACITY;
+#[cfg(feature = "eigen")]
+pub(crate) const THREADS_MAX: usize = eventcount_eigen::MAX_WAITERS;
+#[cfg(not(feature = "eigen"))]
+pub(crate) const THREADS_MAX: usize = 65_535;
 
 /// One per registry: puts its idle workers to sleep and wakes them.
 pub(super) struct Sleep<P: SleepProtocol = Protocol> {
@@ -104,7 +107,7 @@ impl<P: SleepProtocol> Sleep<P> {
     /// rayon-core has already clamped `n_threads` to `THREADS_MAX`.
     pub(super) fn new(n_threads: usize) -> Self {
         let policy = policy();
-        let protocol = match P::try_with_policy(n_threads, policy) {
+        let protocol = match P::try_new(n_threads, policy, None) {
             Ok(protocol) => protocol,
             Err(err) => panic!("rayon-core on eventcount: {err}"),
         };

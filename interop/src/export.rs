@@ -223,6 +223,11 @@ pub fn export(
             format!("path = {}", toml_string(&written.display().to_string()))
         }
     };
+    let dependency = if policy.needs_internals() {
+        format!("{dependency}\nfeatures = [\"internals\"]")
+    } else {
+        dependency
+    };
     let exported = Exported {
         dir,
         protocol,

@@ -242,11 +242,17 @@ impl Policy {
         }
     }
 
+    /// Whether it is one of rayon PR #1314's, which eventcount exposes only
+    /// with its `internals` feature: they are for comparison, not for use.
+    pub fn needs_internals(self) -> bool {
+        matches!(self, Policy::Pr1314Adaptive | Policy::Pr1314Bounded)
+    }
+
     /// The same policy as a value, for what the shim prints of it.
     pub fn value(self) -> eventcount::IdlePolicy {
         use eventcount::IdlePolicy;
         match self {
-            Policy::Default => IdlePolicy::new(),
+            Policy::Default => IdlePolicy::default(),
             Policy::Rayon => IdlePolicy::rayon(),
             Policy::Pr1314Adaptive => IdlePolicy::rayon().sleep_after_empty_wake(true),
             Policy::Pr1314Bounded => IdlePolicy::rayon().max_searching_busy(),

@@ -285,7 +285,7 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
                  fixed-budget = []\npolicy-tools = [\"eventcount/policy-tools\"]\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(
-                "\n[dependencies.eventcount]\npath = {}\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
+                "\n[dependencies.eventcount]\npath = {}\nfeatures = [\"internals\"]\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
                 path(root),
                 path(&root.join("eigen")),
             );

@@ -67,7 +67,7 @@ pub(super) struct Search<'a> {
 impl Idle {
     /// `unpark(i)` wakes worker `i` while it sleeps in the driver.
     pub(super) fn new(num_workers: usize, unpark: Unpark) -> Idle {
-        let sleep = match Protocol::try_with_unpark(num_workers, POLICY, unpark) {
+        let sleep = match Protocol::try_new(num_workers, POLICY, Some(unpark)) {
             Ok(sleep) => sleep,
             Err(err) => panic!("tokio on eventcount: {err}"),
         };

@@ -20,7 +20,7 @@ fn worker_and_poster<S: SleepProtocol + 'static>(external: bool) {
     builder.preemption_bound = Some(2);
     builder.check(move || {
         let tokens = Tokens::new(1);
-        let sleep = Arc::new(S::try_with_unpark(1, eager(), tokens.hook()).unwrap());
+        let sleep = Arc::new(S::try_new(1, eager(), Some(tokens.hook())).unwrap());
         let jobs = Arc::new(AtomicUsize::new(0));
         let worker = {
             let (sleep, jobs, tokens) = (sleep.clone(), jobs.clone(), tokens.clone());

@@ -89,11 +89,16 @@ impl AnyPool {
     /// PR #1314's, or rayon's pool itself).
     pub fn new(kind: PoolKind, threads: usize, policy: IdlePolicy) -> AnyPool {
         let threads_before = live_threads();
-        let jec = |policy| Inner::Jec(Pool::new(threads, JecSleep::with_policy(threads, policy)));
+        let jec = |policy| {
+            Inner::Jec(Pool::new(
+                threads,
+                JecSleep::try_new(threads, policy, None).unwrap(),
+            ))
+        };
         let notifier = |policy| {
             Inner::Notifier(Pool::new(
                 threads,
-                NotifierSleep::with_policy(threads, policy),
+                NotifierSleep::try_new(threads, policy, None).unwrap(),
             ))
         };
         let pool = match kind {
@@ -104,7 +109,7 @@ impl AnyPool {
             PoolKind::Pr1314Bounded => jec(IdlePolicy::rayon().max_searching_busy()),
             PoolKind::Eigen => Inner::Eigen(Pool::new(
                 threads,
-                EigenSleep::try_with_policy(threads, IdlePolicy::rayon())
+                EigenSleep::try_new(threads, IdlePolicy::rayon(), None)
                     .expect("AnyPool::new: too many workers for the Eigen peer"),
             )),
             PoolKind::Rayon => Inner::Rayon(

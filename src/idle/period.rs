@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn an_oversized_pool_idles_as_rayon_with_the_default_only() {
-        let oversized = Setup::new(&IdlePolicy::new(), 8, Some(2));
+        let oversized = Setup::new(&IdlePolicy::default(), 8, Some(2));
         assert!(oversized.oversized && !oversized.empty_wake_sleeps);
         let mut period = IdlePeriod::new(Learner::default());
         assert_eq!(
@@ -355,12 +355,12 @@ mod tests {
             RAYON_ROUNDS as usize
         );
         assert!(!Setup::new(&IdlePolicy::tokio(), 8, Some(2)).oversized);
-        assert!(!Setup::new(&IdlePolicy::new(), 8, None).oversized);
+        assert!(!Setup::new(&IdlePolicy::default(), 8, None).oversized);
     }
 
     #[test]
     fn the_learned_budget_runs_from_the_gaps_start() {
-        let setup = setup(IdlePolicy::new());
+        let setup = setup(IdlePolicy::default());
         let mut learner = measured();
         learner.gap(IDLE, 20 * US); // teaches 0.71·C, 21.2 µs
         let mut period = IdlePeriod::new(learner);
@@ -374,17 +374,17 @@ mod tests {
 
     #[test]
     fn a_gap_ends_at_the_wake_that_brought_work_or_when_work_is_found() {
-        for policy in [IdlePolicy::new(), IdlePolicy::rayon()] {
+        for policy in [IdlePolicy::default(), IdlePolicy::rayon()] {
             let mut period = IdlePeriod::new(measured());
             period.next_step(100 * US, WaitKind::Join, &setup(policy), |_| true);
             period.found(110 * US, &setup(policy));
             let mut expected = measured();
-            if policy == IdlePolicy::new() {
+            if policy == IdlePolicy::default() {
                 expected.gap(WaitKind::Join, 10 * US); // fixed policies learn nothing
             }
             assert_eq!(period.learner, expected);
         }
-        let setup = setup(IdlePolicy::new());
+        let setup = setup(IdlePolicy::default());
         // A sleep, an empty wake, another sleep, a wake with work: the gap
         // runs from the empty wake to the waker's stamp, and both sleeps'
         // costs are learned.
@@ -407,7 +407,7 @@ mod tests {
     fn a_sleep_ended_by_its_deadline_or_a_park_return_is_a_long_gap() {
         // The timer bug: a worker whose work comes at its deadline, every
         // tick, learns ticks-long gaps and stops searching.
-        let setup = setup(IdlePolicy::new());
+        let setup = setup(IdlePolicy::default());
         let mut learner = measured();
         for _ in 0..40 {
             learner.gap(IDLE, 10 * US); // a budget to lose

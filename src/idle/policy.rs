@@ -35,11 +35,14 @@ pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 /// # Examples
 ///
 /// ```
-/// use eventcount::IdlePolicy;
+/// use eventcount::{IdlePolicy, JecSleep, SleepProtocol};
+/// use std::time::Duration;
 ///
-/// assert_eq!(IdlePolicy::new(), IdlePolicy::default());
-/// assert_eq!(IdlePolicy::new().max_searching_half().searcher_cap(8), Some(4));
-/// assert_eq!(IdlePolicy::rayon(), IdlePolicy::rounds(32));
+/// let learned = IdlePolicy::default().max_searching(4); // at most 4 searchers
+/// let fixed = IdlePolicy::fixed_budget(Duration::from_micros(50));
+/// assert_ne!(learned, fixed);
+/// let sleep = JecSleep::try_new(8, learned, None).unwrap();
+/// assert_eq!(sleep.capacity(), 8);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
@@ -75,12 +78,17 @@ pub(crate) enum Searchers {
 }
 
 impl IdlePolicy {
-    /// The default (see "The default" above).
+    /// The default (see "The default" above), as a `const fn` for a
+    /// pool's `static` or `const` configuration; the same as
+    /// [`IdlePolicy::default`].
     ///
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::IdlePolicy::new().searcher_cap(3), None);
+    /// use eventcount::IdlePolicy;
+    ///
+    /// const POLICY: IdlePolicy = IdlePolicy::new().max_searching(2);
+    /// assert_eq!(POLICY, IdlePolicy::default().max_searching(2));
     /// ```
     pub const fn new() -> Self {
         IdlePolicy {
@@ -95,7 +103,10 @@ impl IdlePolicy {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(eventcount::IdlePolicy::rayon(), eventcount::IdlePolicy::rounds(32));
+    /// use eventcount::{IdlePolicy, JecSleep, SleepProtocol};
+    ///
+    /// let sleep = JecSleep::try_new(4, IdlePolicy::rayon(), None).unwrap();
+    /// assert_eq!(sleep.capacity(), 4);
     /// ```
     pub const fn rayon() -> Self {
         IdlePolicy::rounds(RAYON_ROUNDS)
@@ -107,28 +118,36 @@ impl IdlePolicy {
     /// # Examples
     ///
     /// ```
-    /// use eventcount::IdlePolicy;
+    /// use eventcount::{CoreLatch, IdlePolicy, NotifierSleep, SleepProtocol};
     ///
-    /// assert_eq!(IdlePolicy::tokio(), IdlePolicy::rounds(0).max_searching_half());
+    /// let sleep = NotifierSleep::try_new(2, IdlePolicy::tokio(), None).unwrap();
+    /// let latch = CoreLatch::idle_loop();
+    /// let (mut a, mut b) = (sleep.start_looking(0), sleep.start_looking(1));
+    /// assert!(sleep.may_search(&mut a, &latch));
+    /// assert!(!sleep.may_search(&mut b, &latch)); // half of 2 already searches
+    /// # sleep.work_found(a);
+    /// # sleep.work_found(b);
     /// ```
     pub const fn tokio() -> Self {
         IdlePolicy::rounds(0).max_searching_half()
     }
 
-    /// `rounds` yield rounds before every sleep, on any machine, every idle
-    /// worker searching.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rayon = eventcount::IdlePolicy::rounds(32);
-    /// assert_eq!((rayon, rayon.searcher_cap(8)), (eventcount::IdlePolicy::rayon(), None));
-    /// ```
-    pub const fn rounds(rounds: u32) -> Self {
-        IdlePolicy {
-            search: Search::Rounds(rounds),
-            searchers: Searchers::All,
-            empty_wake_sleeps: false,
+    internal! {
+        /// `rounds` yield rounds before every sleep, on any machine, every idle
+        /// worker searching.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let rayon = eventcount::IdlePolicy::rounds(32);
+        /// assert_eq!((rayon, rayon.searcher_cap(8)), (eventcount::IdlePolicy::rayon(), None));
+        /// ```
+        pub const fn rounds(rounds: u32) -> Self {
+            IdlePolicy {
+                search: Search::Rounds(rounds),
+                searchers: Searchers::All,
+                empty_wake_sleeps: false,
+            }
         }
     }
 
@@ -146,7 +165,7 @@ impl IdlePolicy {
     /// use std::time::Duration;
     ///
     /// let fixed = eventcount::IdlePolicy::fixed_budget(Duration::from_micros(25));
-    /// assert_eq!(fixed.searcher_cap(8), None);
+    /// assert_ne!(fixed, eventcount::IdlePolicy::default());
     /// ```
     #[track_caller]
     pub fn fixed_budget(budget: Duration) -> Self {
@@ -173,8 +192,16 @@ impl IdlePolicy {
     /// # Examples
     ///
     /// ```
-    /// let p = eventcount::IdlePolicy::rayon().max_searching(2);
-    /// assert_eq!((p.searcher_cap(8), p.searcher_cap(1)), (Some(2), Some(1)));
+    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
+    ///
+    /// let policy = IdlePolicy::rayon().max_searching(1);
+    /// let sleep = JecSleep::try_new(3, policy, None).unwrap();
+    /// let latch = CoreLatch::idle_loop();
+    /// let (mut a, mut b) = (sleep.start_looking(0), sleep.start_looking(1));
+    /// assert!(sleep.may_search(&mut a, &latch));
+    /// assert!(!sleep.may_search(&mut b, &latch)); // one searcher at most
+    /// # sleep.work_found(a);
+    /// # sleep.work_found(b);
     /// ```
     #[track_caller]
     pub const fn max_searching(mut self, searchers: usize) -> Self {
@@ -186,65 +213,73 @@ impl IdlePolicy {
         self
     }
 
-    /// At most half the pool (rounded up) searching at once, as
-    /// [`max_searching`](IdlePolicy::max_searching) says: tokio's and Go's
-    /// cap.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let p = eventcount::IdlePolicy::rayon().max_searching_half();
-    /// assert_eq!(p.searcher_cap(7), Some(4));
-    /// ```
-    pub const fn max_searching_half(mut self) -> Self {
-        self.searchers = Searchers::Half;
-        self
+    internal! {
+        /// At most half the pool (rounded up) searching at once, as
+        /// [`max_searching`](IdlePolicy::max_searching) says: tokio's and Go's
+        /// cap.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let p = eventcount::IdlePolicy::rayon().max_searching_half();
+        /// assert_eq!(p.searcher_cap(7), Some(4));
+        /// ```
+        pub const fn max_searching_half(mut self) -> Self {
+            self.searchers = Searchers::Half;
+            self
+        }
     }
 
-    /// rayon PR #1314's cap: no more idle workers awake than busy ones (one
-    /// may always search), joining workers counted too.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let pr1314 = eventcount::IdlePolicy::rayon().max_searching_busy();
-    /// assert_eq!(pr1314.searcher_cap(8), None); // it depends on who is busy
-    /// ```
-    pub const fn max_searching_busy(mut self) -> Self {
-        self.searchers = Searchers::Busy;
-        self
+    internal! {
+        /// rayon PR #1314's cap: no more idle workers awake than busy ones (one
+        /// may always search), joining workers counted too.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let pr1314 = eventcount::IdlePolicy::rayon().max_searching_busy();
+        /// assert_eq!(pr1314.searcher_cap(8), None); // it depends on who is busy
+        /// ```
+        pub const fn max_searching_busy(mut self) -> Self {
+            self.searchers = Searchers::Busy;
+            self
+        }
     }
 
-    /// With `true`, a wake that finds nothing sends the worker back to sleep
-    /// without a search (rayon PR #1314's rule); every policy's default is
-    /// `false`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake(true);
-    /// assert_ne!(pr1314, eventcount::IdlePolicy::rayon());
-    /// ```
-    pub const fn sleep_after_empty_wake(mut self, on: bool) -> Self {
-        self.empty_wake_sleeps = on;
-        self
+    internal! {
+        /// With `true`, a wake that finds nothing sends the worker back to sleep
+        /// without a search (rayon PR #1314's rule); every policy's default is
+        /// `false`.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake(true);
+        /// assert_ne!(pr1314, eventcount::IdlePolicy::rayon());
+        /// ```
+        pub const fn sleep_after_empty_wake(mut self, on: bool) -> Self {
+            self.empty_wake_sleeps = on;
+            self
+        }
     }
 
-    /// The most workers that may search from their top-level idle loop at
-    /// once in a pool of `workers`, or `None` if that is not a fixed number
-    /// (no cap, or [`max_searching_busy`](IdlePolicy::max_searching_busy)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::IdlePolicy::tokio().searcher_cap(4), Some(2));
-    /// ```
-    #[must_use]
-    pub const fn searcher_cap(&self, workers: usize) -> Option<usize> {
-        match self.searchers {
-            Searchers::All | Searchers::Busy => None,
-            Searchers::AtMost(n) => Some(if n < workers { n } else { workers }),
-            Searchers::Half => Some(workers.div_ceil(2)),
+    internal! {
+        /// The most workers that may search from their top-level idle loop at
+        /// once in a pool of `workers`, or `None` if that is not a fixed number
+        /// (no cap, or [`max_searching_busy`](IdlePolicy::max_searching_busy)).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(eventcount::IdlePolicy::tokio().searcher_cap(4), Some(2));
+        /// ```
+        #[must_use]
+        pub const fn searcher_cap(&self, workers: usize) -> Option<usize> {
+            match self.searchers {
+                Searchers::All | Searchers::Busy => None,
+                Searchers::AtMost(n) => Some(if n < workers { n } else { workers }),
+                Searchers::Half => Some(workers.div_ceil(2)),
+            }
         }
     }
 }

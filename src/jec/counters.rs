@@ -30,19 +30,23 @@ pub(crate) const MAX_WORKERS: usize = THREAD_MASK as usize;
 const_assert!(JEC_SHIFT + 32 == u64::BITS);
 const_assert!(MAX_WORKERS == 65_535);
 
-/// A snapshot of [`JecSleep`](crate::JecSleep)'s counters word, decoded
-/// (the layout is in [docs/jec-sleep.md](crate::docs::jec_sleep)).
-///
-/// # Examples
-///
-/// ```
-/// let sleep = eventcount::JecSleep::new(4);
-/// let c = sleep.counters();
-/// assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 0, 0));
-/// assert!(c.jec_is_active()); // nobody got sleepy yet
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct JecCounters(u64);
+internal! {
+    /// A snapshot of [`JecSleep`](crate::JecSleep)'s counters word, decoded
+    /// (the layout is in [docs/jec-sleep.md](crate::docs::jec_sleep)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use eventcount::SleepProtocol;
+    ///
+    /// let sleep = eventcount::JecSleep::new(4);
+    /// let c = sleep.counters();
+    /// assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 0, 0));
+    /// assert!(c.jec_is_active()); // nobody got sleepy yet
+    /// ```
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub struct JecCounters(u64);
+}
 
 impl JecCounters {
     /// Workers registered as asleep and not yet claimed by a waker.

@@ -37,7 +37,10 @@ use crate::unpark::Unpark;
 use counters::{AtomicCounters, MAX_WORKERS};
 use worker::{Registration, Wake, WorkerSleep};
 
+#[cfg(feature = "internals")]
 pub use counters::JecCounters;
+#[cfg(not(feature = "internals"))]
+pub(crate) use counters::JecCounters;
 pub use idle::JecIdle;
 
 /// The sleep manager of a pool of worker threads, after rayon-core's
@@ -121,91 +124,6 @@ struct Worker {
 }
 
 impl JecSleep {
-    /// The most workers a `JecSleep` can manage: 65,535, the 16-bit thread
-    /// counts of the counters word.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::JecSleep::MAX_CAPACITY, 65_535);
-    /// ```
-    pub const MAX_CAPACITY: usize = MAX_WORKERS;
-
-    /// A sleep manager for `workers` workers, indices `0..workers`, with the
-    /// default [`IdlePolicy`].
-    ///
-    /// # Panics
-    ///
-    /// If `workers` is 0 or exceeds [`JecSleep::MAX_CAPACITY`] (65,535),
-    /// with the message of [`CapacityError`]. Use [`JecSleep::try_new`] to
-    /// get an error instead.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// assert_eq!(eventcount::JecSleep::new(4).capacity(), 4);
-    /// ```
-    #[track_caller]
-    pub fn new(workers: usize) -> JecSleep {
-        JecSleep::with_policy(workers, IdlePolicy::default())
-    }
-
-    /// A sleep manager with the default [`IdlePolicy`], or an error if
-    /// `workers` is 0 or the counters cannot count that many.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::JecSleep;
-    ///
-    /// assert!(JecSleep::try_new(8).is_ok());
-    /// let err = JecSleep::try_new(JecSleep::MAX_CAPACITY + 1).unwrap_err();
-    /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
-    /// assert!(JecSleep::try_new(0).is_err());
-    /// ```
-    pub fn try_new(workers: usize) -> Result<JecSleep, CapacityError> {
-        JecSleep::try_with_policy(workers, IdlePolicy::default())
-    }
-
-    /// A sleep manager with a chosen [`IdlePolicy`].
-    ///
-    /// # Panics
-    ///
-    /// If `workers` is 0 or exceeds [`JecSleep::MAX_CAPACITY`] (65,535).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{IdlePolicy, JecSleep};
-    ///
-    /// let sleep = JecSleep::with_policy(4, IdlePolicy::rayon());
-    /// assert_eq!(*sleep.policy(), IdlePolicy::rayon());
-    /// ```
-    #[track_caller]
-    pub fn with_policy(workers: usize, policy: IdlePolicy) -> JecSleep {
-        match JecSleep::try_with_policy(workers, policy) {
-            Ok(sleep) => sleep,
-            Err(err) => panic!("JecSleep: {err}"),
-        }
-    }
-
-    /// A sleep manager, or an error if `workers` is 0 or the counters cannot
-    /// count that many.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{IdlePolicy, JecSleep};
-    ///
-    /// let err = JecSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
-    /// assert_eq!(err.max_capacity(), JecSleep::MAX_CAPACITY);
-    /// ```
-    pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<JecSleep, CapacityError> {
-        JecSleep::with_initial_jec(workers, policy, 1, None)
-    }
-
     fn with_initial_jec(
         workers: usize,
         policy: IdlePolicy,
@@ -228,29 +146,21 @@ impl JecSleep {
         })
     }
 
-    /// The idle policy in use.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(1);
-    /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
-    /// ```
-    pub fn policy(&self) -> &IdlePolicy {
-        &self.pool.policy
-    }
-
-    /// A snapshot of the counters (sleeping, inactive, JEC).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::JecSleep::new(1);
-    /// assert_eq!(sleep.counters().sleeping(), 0);
-    /// ```
-    #[must_use]
-    pub fn counters(&self) -> JecCounters {
-        self.counters.load()
+    internal! {
+        /// A snapshot of the counters (sleeping, inactive, JEC).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::SleepProtocol;
+        ///
+        /// let sleep = eventcount::JecSleep::new(1);
+        /// assert_eq!(sleep.counters().sleeping(), 0);
+        /// ```
+        #[must_use]
+        pub fn counters(&self) -> JecCounters {
+            self.counters.load()
+        }
     }
 
     /// (idle workers awake, busy workers), for rayon PR #1314's searcher
@@ -327,21 +237,22 @@ impl JecSleep {
         assert!(
             park.is_none() || self.unpark.is_some(),
             "{operation}: worker {} would park externally, but this JecSleep has no unpark \
-             hook (build it with try_with_unpark)",
+             hook (build it with try_new and Some(unpark))",
             idle.worker
         );
+        if !idle.counted {
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it, even
+            // if the round goes no further.
+            self.count_inactive(operation, idle.worker);
+            idle.counted = true;
+        }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             // Past the deadline: no search, no sleep. The state stays as it
             // is, so a later round goes on from where this one would have
             // (a sleepy worker's next round tries to sleep, and its
             // remembered JEC still catches any post since).
             return Round::PastDeadline;
-        }
-        if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it.
-            self.count_inactive(operation, idle.worker);
-            idle.counted = true;
         }
         let step = idle
             .period
@@ -653,18 +564,12 @@ impl JecSleep {
 impl SleepProtocol for JecSleep {
     type Idle<'a> = JecIdle<'a>;
 
-    const MAX_CAPACITY: usize = JecSleep::MAX_CAPACITY;
-
-    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        JecSleep::try_with_policy(workers, policy)
-    }
-
-    fn try_with_unpark(
+    fn try_new(
         workers: usize,
         policy: IdlePolicy,
-        unpark: Unpark,
+        unpark: Option<Unpark>,
     ) -> Result<Self, CapacityError> {
-        JecSleep::with_initial_jec(workers, policy, 1, Some(unpark))
+        JecSleep::with_initial_jec(workers, policy, 1, unpark)
     }
 
     /// The number of workers this manager was built for: their indices are
@@ -748,10 +653,11 @@ impl SleepProtocol for JecSleep {
     /// ```
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(1));
+    /// use std::time::Duration;
+    ///
+    /// let sleep = JecSleep::try_new(1, IdlePolicy::fixed_budget(Duration::ZERO), None).unwrap();
     /// let latch = CoreLatch::new();
     /// let mut idle = sleep.start_looking(0);
-    /// sleep.no_work_found(&mut idle, &latch, || false); // yields
     /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
     /// latch.set();
     /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
@@ -794,7 +700,7 @@ impl SleepProtocol for JecSleep {
     /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol, WaitOutcome};
     /// use std::time::{Duration, Instant};
     ///
-    /// let sleep = JecSleep::with_policy(1, IdlePolicy::rounds(0));
+    /// let sleep = JecSleep::try_new(1, IdlePolicy::fixed_budget(Duration::ZERO), None).unwrap();
     /// let latch = CoreLatch::idle_loop();
     /// let deadline = Instant::now() + Duration::from_millis(2);
     /// let mut idle = sleep.start_looking(0);
@@ -802,11 +708,10 @@ impl SleepProtocol for JecSleep {
     /// while outcome != WaitOutcome::TimedOut {
     ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// }
-    /// assert_eq!(sleep.counters().sleeping(), 0);
+    /// assert_eq!(sleep.num_sleeping(), 0);
     /// // Past the deadline, a round returns at once: no search, no sleep.
     /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
     /// assert_eq!(outcome, WaitOutcome::TimedOut);
-    /// assert_eq!(sleep.counters().inactive(), 1); // still idle
     /// sleep.work_found(idle);
     /// ```
     #[track_caller]
@@ -879,7 +784,6 @@ impl SleepProtocol for JecSleep {
     /// let sleep = eventcount::JecSleep::new(1);
     /// let idle = sleep.start_looking(0);
     /// sleep.work_found(idle);
-    /// assert_eq!(sleep.counters().inactive(), 0);
     /// ```
     #[inline]
     #[track_caller]
@@ -999,10 +903,6 @@ impl SleepProtocol for JecSleep {
         for index in 0..self.workers.len() {
             self.wake_specific(index);
         }
-    }
-
-    fn name(&self) -> &'static str {
-        "jec"
     }
 
     /// How many times workers slept and wakers made a wake syscall.

@@ -8,7 +8,7 @@
 //! which turns a hang into a failure naming the test; none asserts on a
 //! duration.
 
-use super::{JecIdle, JecSleep};
+use super::{JecIdle, JecSleep, MAX_WORKERS};
 use crate::idle::IdlePolicy;
 use crate::latch::CoreLatch;
 use crate::protocol::SleepProtocol;
@@ -38,14 +38,9 @@ fn initial_jec_is_forced_odd() {
 
 #[test]
 fn with_initial_jec_checks_the_capacity() {
-    let err = JecSleep::with_initial_jec(
-        JecSleep::MAX_CAPACITY + 1,
-        IdlePolicy::default(),
-        u32::MAX,
-        None,
-    )
-    .unwrap_err();
-    assert_eq!(err.requested(), JecSleep::MAX_CAPACITY + 1);
+    let err = JecSleep::with_initial_jec(MAX_WORKERS + 1, IdlePolicy::default(), u32::MAX, None)
+        .unwrap_err();
+    assert_eq!(err.requested(), MAX_WORKERS + 1);
 }
 
 /// Sleepy / post / failed sleep, over and over, across the wrap of the JEC:
@@ -206,7 +201,7 @@ fn an_externally_parked_worker_decodes_and_is_unparked() {
             unparks.fetch_add(1, Ordering::Relaxed);
         })
     };
-    let sleep = JecSleep::try_with_unpark(1, IdlePolicy::rounds(0), hook).unwrap();
+    let sleep = JecSleep::try_new(1, IdlePolicy::rounds(0), Some(hook)).unwrap();
     assert!(format!("{sleep:?}").contains("unpark_hook: true"));
     let latch = CoreLatch::idle_loop();
     let mut idle = sleep.start_looking(0);
@@ -236,7 +231,7 @@ fn wakes_go_to_the_newest_sleeper_first() {
     with_watchdog("wakes_go_to_the_newest_sleeper_first", || {
         // No search rounds and a searcher cap: the hand-off wakes one
         // sleeper when the last awake idle worker finds work.
-        let sleep = JecSleep::with_policy(3, IdlePolicy::tokio());
+        let sleep = JecSleep::try_new(3, IdlePolicy::tokio(), None).unwrap();
         let woken = Mutex::new(Vec::new());
         std::thread::scope(|s| {
             for worker in [0, 2, 1] {

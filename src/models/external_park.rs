@@ -193,7 +193,7 @@ fn notifier_timed_park_never_swallows_a_notification() {
 
 /// A protocol of one worker with the tokens' hook.
 fn one_worker<S: SleepProtocol>(tokens: &std::sync::Arc<Tokens>) -> S {
-    S::try_with_unpark(1, EAGER, tokens.hook()).expect("one worker fits")
+    S::try_new(1, EAGER, Some(tokens.hook())).expect("one worker fits")
 }
 
 /// Worker 0 runs one injected job, parked in `tokens` between rounds.
@@ -367,7 +367,7 @@ fn on_own_parker<S: SleepProtocol>(
 fn mixed_parking<S: SleepProtocol + 'static>(how: Park) {
     check(1, move || {
         let tokens = Tokens::new(2);
-        let sleep = Arc::new(S::try_with_unpark(2, EAGER, tokens.hook()).expect("two fit"));
+        let sleep = Arc::new(S::try_new(2, EAGER, Some(tokens.hook())).expect("two fit"));
         let injector = Arc::new(AtomicUsize::new(0));
         let done = Arc::new(AtomicBool::new(false));
         let external = spawn_with!(sleep, injector, tokens, done => {
@@ -430,7 +430,7 @@ fn jec_sleep_mixed_parking_after_a_spurious_return() {
 fn park_return_leaves_the_idle_period<S: SleepProtocol + 'static>() {
     check(1, || {
         let tokens = Tokens::new(2);
-        let sleep = Arc::new(S::try_with_unpark(2, EAGER, tokens.hook()).expect("two fit"));
+        let sleep = Arc::new(S::try_new(2, EAGER, Some(tokens.hook())).expect("two fit"));
         let injector = Arc::new(AtomicUsize::new(0));
         let done = Arc::new(AtomicBool::new(false));
         let external = spawn_with!(sleep, injector, tokens, done => {

@@ -25,7 +25,7 @@ use crate::protocol::SleepProtocol;
 /// Sleepy at the first empty round, sleep at the second: no yield rounds to
 /// blow up the state space.
 fn sleep_for(workers: usize) -> JecSleep {
-    JecSleep::with_policy(workers, IdlePolicy::rounds(0))
+    JecSleep::try_new(workers, IdlePolicy::rounds(0), None).unwrap()
 }
 
 /// Nobody sleeping, nobody looking: every count taken was given back.

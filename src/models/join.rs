@@ -37,7 +37,7 @@ impl SlotOf for NotifierSleep {
 /// `start_looking` is a search round for anyone the cap admits.
 fn one_searcher<S: SleepProtocol>(workers: usize) -> S {
     let policy = super::protocols::largest().max_searching(1);
-    S::try_with_policy(workers, policy).expect("the workers fit")
+    S::try_new(workers, policy, None).expect("the workers fit")
 }
 
 /// Worker 0 waits on a job's latch and searches; worker 1 starts its idle
@@ -75,8 +75,8 @@ fn joiner_never_takes_a_searcher_slot<S: SlotOf + 'static>() {
 /// cap let them do.
 fn joiner_and_searcher_both_end_with_the_cap_full<S: AtRest + 'static>() {
     check(1, || {
-        let policy = IdlePolicy::new().max_searching_half();
-        let sleep = Arc::new(S::try_with_policy(2, policy).expect("two fit"));
+        let policy = IdlePolicy::default().max_searching_half();
+        let sleep = Arc::new(S::try_new(2, policy, None).expect("two fit"));
         let latch = Arc::new(CoreLatch::new());
         let injector = Arc::new(AtomicUsize::new(0));
         let joiner = spawn_with!(sleep, latch => sleep_until_set(&*sleep, 0, &latch));

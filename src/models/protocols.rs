@@ -49,7 +49,7 @@ fn one_worker<S: SleepProtocol>(policy: IdlePolicy) -> S {
 
 /// `workers` workers with `policy`.
 fn workers_with<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
-    S::try_with_policy(workers, policy).expect("the workers fit")
+    S::try_new(workers, policy, None).expect("the workers fit")
 }
 
 /// Set `latch`, owned by worker 0, and wake the owner only if `set` says it
@@ -312,12 +312,12 @@ fn jec_sleep_injected_job_runs_largest_budget() {
 /// so it measures no sleep's cost and its budget stays 0.
 #[test]
 fn notifier_sleep_injected_job_runs_default_policy() {
-    injected_job_runs::<NotifierSleep>(IdlePolicy::new());
+    injected_job_runs::<NotifierSleep>(IdlePolicy::default());
 }
 
 #[test]
 fn jec_sleep_injected_job_runs_default_policy() {
-    injected_job_runs::<JecSleep>(IdlePolicy::new());
+    injected_job_runs::<JecSleep>(IdlePolicy::default());
 }
 
 /// One worker on no CPU: the default, capped at half the pool, idles as
@@ -325,27 +325,27 @@ fn jec_sleep_injected_job_runs_default_policy() {
 #[test]
 fn notifier_sleep_latch_wakes_owner_oversized() {
     with_model_cpus(0, || {
-        latch_wakes_owner::<NotifierSleep>(IdlePolicy::new().max_searching_half())
+        latch_wakes_owner::<NotifierSleep>(IdlePolicy::default().max_searching_half())
     });
 }
 
 #[test]
 fn jec_sleep_latch_wakes_owner_oversized() {
     with_model_cpus(0, || {
-        latch_wakes_owner::<JecSleep>(IdlePolicy::new().max_searching_half())
+        latch_wakes_owner::<JecSleep>(IdlePolicy::default().max_searching_half())
     });
 }
 
 #[test]
 fn notifier_sleep_injected_job_runs_oversized() {
     with_model_cpus(0, || {
-        injected_job_runs::<NotifierSleep>(IdlePolicy::new().max_searching_half())
+        injected_job_runs::<NotifierSleep>(IdlePolicy::default().max_searching_half())
     });
 }
 
 #[test]
 fn jec_sleep_injected_job_runs_oversized() {
     with_model_cpus(0, || {
-        injected_job_runs::<JecSleep>(IdlePolicy::new().max_searching_half())
+        injected_job_runs::<JecSleep>(IdlePolicy::default().max_searching_half())
     });
 }

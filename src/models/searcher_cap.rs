@@ -60,13 +60,16 @@ fn capped<S: SleepProtocol>(workers: usize, cap: usize) -> S {
 fn capped_oversized<S: SleepProtocol>(workers: usize, cap: usize) -> S {
     let mut sleep = None;
     with_model_cpus(1, || {
-        sleep = Some(with_policy(workers, IdlePolicy::new().max_searching(cap)));
+        sleep = Some(with_policy(
+            workers,
+            IdlePolicy::default().max_searching(cap),
+        ));
     });
     sleep.expect("built")
 }
 
 fn with_policy<S: SleepProtocol>(workers: usize, policy: IdlePolicy) -> S {
-    S::try_with_policy(workers, policy).expect("the workers fit")
+    S::try_new(workers, policy, None).expect("the workers fit")
 }
 
 /// One execution of the two-job models: two workers, at most one

@@ -21,7 +21,7 @@ mod state;
 mod token;
 mod waiter_ids;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
@@ -75,9 +75,9 @@ pub use waiter_ids::{WaiterId, WaiterIds};
 ///   compare-and-swaps (pop, deliver) and no syscall;
 /// - a notify that reaches a committed waiter makes one `futex_wake`, and
 ///   only because that waiter is actually asleep;
-/// - a notify that reaches a waiter parked in its caller's park
-///   ([`commit_wait_parked`](Notifier::commit_wait_parked)) calls the
-///   notifier's [`Unpark`] hook instead, once;
+/// - a notify that reaches a waiter parked in its caller's park (as
+///   [`NotifierSleep`](crate::NotifierSleep)'s workers do in
+///   `no_work_found_parked`) calls the [`Unpark`] hook instead, once;
 /// - no thread ever waits for another thread's commit or cancel.
 ///
 /// # Examples
@@ -147,7 +147,7 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `slots` is 0 or exceeds [`Notifier::MAX_CAPACITY`] (65,535),
+    /// If `slots` is 0 or exceeds 65,535,
     /// with the message of [`CapacityError`]. Use [`Notifier::try_new`] to
     /// get an error instead.
     ///
@@ -174,52 +174,56 @@ impl Notifier {
     /// use eventcount::Notifier;
     ///
     /// assert!(Notifier::try_new(64).is_ok());
-    /// assert!(Notifier::try_new(Notifier::MAX_CAPACITY + 1).is_err());
+    /// assert!(Notifier::try_new(65_536).is_err());
     /// assert!(Notifier::try_new(0).is_err());
     /// ```
     pub fn try_new(slots: usize) -> Result<Notifier, CapacityError> {
         Notifier::with_slot_epoch(slots, 0, None)
     }
 
-    /// A notifier whose waiters may also sleep in a park of their caller's
-    /// ([`commit_wait_parked`](Notifier::commit_wait_parked)): a notify
-    /// that picks such a waiter calls `unpark(wid)` in place of a futex
-    /// wake. Waiters that commit with `commit_wait` are woken as usual.
-    ///
-    /// # Panics
-    ///
-    /// If `slots` exceeds [`Notifier::MAX_CAPACITY`]. Use
-    /// [`Notifier::try_with_unpark`] to get an error instead.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::Notifier;
-    /// use std::sync::Arc;
-    ///
-    /// let n = Notifier::with_unpark(2, Arc::new(|_wid| {}));
-    /// assert_eq!(n.capacity(), 2);
-    /// ```
-    pub fn with_unpark(slots: usize, unpark: Unpark) -> Notifier {
-        match Notifier::try_with_unpark(slots, unpark) {
-            Ok(notifier) => notifier,
-            Err(err) => panic!("Notifier::with_unpark: {err}"),
+    internal! {
+        /// A notifier whose waiters may also sleep in a park of their caller's
+        /// ([`commit_wait_parked`](Notifier::commit_wait_parked)): a notify
+        /// that picks such a waiter calls `unpark(wid)` in place of a futex
+        /// wake. Waiters that commit with `commit_wait` are woken as usual.
+        ///
+        /// # Panics
+        ///
+        /// If `slots` exceeds [`Notifier::MAX_CAPACITY`]. Use
+        /// [`Notifier::try_with_unpark`] to get an error instead.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::Notifier;
+        /// use std::sync::Arc;
+        ///
+        /// let n = Notifier::with_unpark(2, Arc::new(|_wid| {}));
+        /// assert_eq!(n.capacity(), 2);
+        /// ```
+        pub fn with_unpark(slots: usize, unpark: Unpark) -> Notifier {
+            match Notifier::try_with_unpark(slots, unpark) {
+                Ok(notifier) => notifier,
+                Err(err) => panic!("Notifier::with_unpark: {err}"),
+            }
         }
     }
 
-    /// [`with_unpark`](Notifier::with_unpark), or an error if the state
-    /// layout cannot hold `slots` waiter slots.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::Notifier;
-    /// use std::sync::Arc;
-    ///
-    /// assert!(Notifier::try_with_unpark(Notifier::MAX_CAPACITY + 1, Arc::new(|_| {})).is_err());
-    /// ```
-    pub fn try_with_unpark(slots: usize, unpark: Unpark) -> Result<Notifier, CapacityError> {
-        Notifier::with_slot_epoch(slots, 0, Some(unpark))
+    internal! {
+        /// [`with_unpark`](Notifier::with_unpark), or an error if the state
+        /// layout cannot hold `slots` waiter slots.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::Notifier;
+        /// use std::sync::Arc;
+        ///
+        /// assert!(Notifier::try_with_unpark(Notifier::MAX_CAPACITY + 1, Arc::new(|_| {})).is_err());
+        /// ```
+        pub fn try_with_unpark(slots: usize, unpark: Unpark) -> Result<Notifier, CapacityError> {
+            Notifier::with_slot_epoch(slots, 0, Some(unpark))
+        }
     }
 
     fn with_slot_epoch(
@@ -245,15 +249,17 @@ impl Notifier {
         Notifier::with_slot_epoch(slots, epoch, None).expect("with_epoch_near_wrap: too many slots")
     }
 
-    /// The most waiter slots any notifier can have: 65,535, set by the
-    /// 16-bit stack index of the packed state word (see [docs/notifier.md](crate::docs::notifier)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::Notifier::MAX_CAPACITY, 65_535);
-    /// ```
-    pub const MAX_CAPACITY: usize = MAX_SLOTS;
+    internal! {
+        /// The most waiter slots any notifier can have: 65,535, set by the
+        /// 16-bit stack index of the packed state word (see [docs/notifier.md](crate::docs::notifier)).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(eventcount::Notifier::MAX_CAPACITY, 65_535);
+        /// ```
+        pub const MAX_CAPACITY: usize = MAX_SLOTS;
+    }
 
     /// The number of waiter slots this notifier was built with: waiter ids
     /// are `0..capacity()`.
@@ -334,7 +340,6 @@ impl Notifier {
     /// ```
     /// let n = eventcount::Notifier::new(2);
     /// let wait = n.prepare_wait(1);
-    /// assert_eq!(wait.wid(), 1);
     /// n.cancel_wait(wait);
     /// ```
     #[track_caller]
@@ -528,59 +533,61 @@ impl Notifier {
         }
     }
 
-    /// Phase two, condition still false, for a waiter that sleeps in a park
-    /// of its own (an I/O driver's poll, say) instead of on its futex word:
-    /// `park(deadline)` is called once, unless a notification already
-    /// reached the waiter, and a notify that picks the waiter meanwhile
-    /// calls the notifier's [`Unpark`] hook with its id
-    /// ([`with_unpark`](Notifier::with_unpark)).
-    ///
-    /// `park` must keep a driver's contract with that hook: an unpark that
-    /// came before the call makes it return at once, and it returns by
-    /// `deadline` (if given) or after an unpark, or at any other time. When
-    /// it returns with no notification delivered, for whatever reason, the
-    /// waiter leaves the waiter set as a timed-out one does, and this
-    /// returns [`WaitOutcome::TimedOut`]: no notification was taken from
-    /// anyone. A notification that won the race gives
-    /// [`WaitOutcome::Notified`]. Either way, re-check the condition.
-    ///
-    /// # Panics
-    ///
-    /// If `wait` came from a different notifier, or if this notifier has no
-    /// unpark hook (it was not built with `with_unpark`); the wait is then
-    /// cancelled, and `park` is not called.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, WaitOutcome};
-    /// use std::sync::atomic::{AtomicBool, Ordering};
-    /// use std::sync::Arc;
-    ///
-    /// // A token per waiter, as a driver's wake-up descriptor keeps one.
-    /// let token = Arc::new(AtomicBool::new(false));
-    /// let n = Notifier::with_unpark(1, {
-    ///     let token = token.clone();
-    ///     Arc::new(move |_wid| token.store(true, Ordering::Release))
-    /// });
-    /// let wait = n.prepare_wait(0);
-    /// // Nobody notifies: the park returns (here at once), and the waiter
-    /// // withdraws as on a timeout.
-    /// let outcome = n.commit_wait_parked(wait, None, |_deadline| {});
-    /// assert_eq!(outcome, WaitOutcome::TimedOut);
-    /// assert!(!token.load(Ordering::Acquire));
-    /// ```
-    pub fn commit_wait_parked(
-        &self,
-        wait: PreparedWait<'_>,
-        deadline: Option<Instant>,
-        park: impl FnMut(Option<Instant>),
-    ) -> WaitOutcome {
-        self.check_unpark("commit_wait_parked", &wait);
-        let wid = wait.disarm_for(self, "commit_wait_parked");
-        match self.commit_parked(wid, deadline, park) {
-            Ended::Notified | Ended::Woken => WaitOutcome::Notified,
-            Ended::Withdrew => WaitOutcome::TimedOut,
+    internal! {
+        /// Phase two, condition still false, for a waiter that sleeps in a park
+        /// of its own (an I/O driver's poll, say) instead of on its futex word:
+        /// `park(deadline)` is called once, unless a notification already
+        /// reached the waiter, and a notify that picks the waiter meanwhile
+        /// calls the notifier's [`Unpark`] hook with its id
+        /// ([`with_unpark`](Notifier::with_unpark)).
+        ///
+        /// `park` must keep a driver's contract with that hook: an unpark that
+        /// came before the call makes it return at once, and it returns by
+        /// `deadline` (if given) or after an unpark, or at any other time. When
+        /// it returns with no notification delivered, for whatever reason, the
+        /// waiter leaves the waiter set as a timed-out one does, and this
+        /// returns [`WaitOutcome::TimedOut`]: no notification was taken from
+        /// anyone. A notification that won the race gives
+        /// [`WaitOutcome::Notified`]. Either way, re-check the condition.
+        ///
+        /// # Panics
+        ///
+        /// If `wait` came from a different notifier, or if this notifier has no
+        /// unpark hook (it was not built with `with_unpark`); the wait is then
+        /// cancelled, and `park` is not called.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::{Notifier, WaitOutcome};
+        /// use std::sync::atomic::{AtomicBool, Ordering};
+        /// use std::sync::Arc;
+        ///
+        /// // A token per waiter, as a driver's wake-up descriptor keeps one.
+        /// let token = Arc::new(AtomicBool::new(false));
+        /// let n = Notifier::with_unpark(1, {
+        ///     let token = token.clone();
+        ///     Arc::new(move |_wid| token.store(true, Ordering::Release))
+        /// });
+        /// let wait = n.prepare_wait(0);
+        /// // Nobody notifies: the park returns (here at once), and the waiter
+        /// // withdraws as on a timeout.
+        /// let outcome = n.commit_wait_parked(wait, None, |_deadline| {});
+        /// assert_eq!(outcome, WaitOutcome::TimedOut);
+        /// assert!(!token.load(Ordering::Acquire));
+        /// ```
+        pub fn commit_wait_parked(
+            &self,
+            wait: PreparedWait<'_>,
+            deadline: Option<Instant>,
+            park: impl FnMut(Option<Instant>),
+        ) -> WaitOutcome {
+            self.check_unpark("commit_wait_parked", &wait);
+            let wid = wait.disarm_for(self, "commit_wait_parked");
+            match self.commit_parked(wid, deadline, park) {
+                Ended::Notified | Ended::Woken => WaitOutcome::Notified,
+                Ended::Withdrew => WaitOutcome::TimedOut,
+            }
         }
     }
 
@@ -673,36 +680,6 @@ impl Notifier {
     ) -> WaitOutcome {
         let wid = wait.disarm_for(self, operation);
         outcome_of(self.commit_on_futex(wid, Some(deadline)))
-    }
-
-    /// [`commit_wait_until`](Notifier::commit_wait_until) with a timeout
-    /// from now. A timeout too large to add to `Instant::now()` waits
-    /// without a deadline.
-    ///
-    /// # Panics
-    ///
-    /// If `wait` came from a different notifier.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, WaitOutcome};
-    /// use std::time::Duration;
-    ///
-    /// let n = Notifier::new(1);
-    /// let wait = n.prepare_wait(0);
-    /// let outcome = n.commit_wait_timeout(wait, Duration::from_micros(100));
-    /// assert_eq!(outcome, WaitOutcome::TimedOut);
-    /// ```
-    #[track_caller]
-    pub fn commit_wait_timeout(&self, wait: PreparedWait<'_>, timeout: Duration) -> WaitOutcome {
-        match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.commit_with_deadline("commit_wait_timeout", wait, deadline),
-            None => {
-                let wid = wait.disarm_for(self, "commit_wait_timeout");
-                outcome_of(self.commit_on_futex(wid, None))
-            }
-        }
     }
 
     /// The owner's side after its commit: `notified` is what a

@@ -25,7 +25,7 @@ use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
 use crate::round::Round;
 use crate::shell::{Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
-use crate::sync::{self, shared_clock_ns};
+use crate::sync::{self, shared_clock_ns, unmodeled};
 use crate::unpark::Unpark;
 
 /// A [`Notifier`] plus an [`IdlePolicy`]: the event count as a pool's sleep
@@ -57,7 +57,7 @@ use crate::unpark::Unpark;
 /// ```
 /// use eventcount::{IdlePolicy, NotifierSleep, SleepProtocol};
 ///
-/// let sleep = NotifierSleep::with_policy(4, IdlePolicy::rounds(8));
+/// let sleep = NotifierSleep::try_new(4, IdlePolicy::rayon(), None).unwrap();
 /// assert_eq!(sleep.capacity(), 4);
 /// sleep.new_internal_jobs(1, true); // nobody sleeps: one fence, one load
 /// ```
@@ -76,6 +76,10 @@ pub struct NotifierSleep {
     /// What each worker's idle periods learned and cost (only that worker
     /// writes it).
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
+    /// Workers in an idle period, asleep or not: what rayon PR #1314's
+    /// searcher bound counts as not busy, as `JecSleep`'s inactive count
+    /// does. No wake depends on it.
+    looking: unmodeled::AtomicU32,
     pool: PoolIdle,
 }
 
@@ -90,7 +94,6 @@ pub struct NotifierSleep {
 ///
 /// let sleep = NotifierSleep::new(2);
 /// let idle = sleep.start_looking(1);
-/// assert_eq!(idle.worker(), 1);
 /// sleep.work_found(idle);
 /// ```
 #[derive(Debug)]
@@ -123,120 +126,14 @@ impl Drop for NotifierIdle<'_> {
     }
 }
 
-impl NotifierIdle<'_> {
-    /// The worker this state belongs to.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{NotifierSleep, SleepProtocol};
-    ///
-    /// let sleep = NotifierSleep::new(1);
-    /// let idle = sleep.start_looking(0);
-    /// assert_eq!(idle.worker(), 0);
-    /// sleep.work_found(idle);
-    /// ```
-    #[must_use]
-    pub fn worker(&self) -> usize {
-        self.worker
-    }
-}
-
 impl NotifierSleep {
-    /// A protocol for `workers` workers with the default [`IdlePolicy`].
-    ///
-    /// # Panics
-    ///
-    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`], with
-    /// the message of [`CapacityError`]. Use [`NotifierSleep::try_new`] to
-    /// get an error instead.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::NotifierSleep::new(8);
-    /// assert_eq!(sleep.capacity(), 8);
-    /// ```
-    #[track_caller]
-    pub fn new(workers: usize) -> Self {
-        NotifierSleep::with_policy(workers, IdlePolicy::default())
-    }
-
-    /// The most workers a `NotifierSleep` can manage: 65,535, the
-    /// [`Notifier`]'s [`MAX_CAPACITY`](Notifier::MAX_CAPACITY).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{Notifier, NotifierSleep};
-    /// assert_eq!(NotifierSleep::MAX_CAPACITY, Notifier::MAX_CAPACITY);
-    /// ```
-    pub const MAX_CAPACITY: usize = Notifier::MAX_CAPACITY;
-
-    /// A protocol with the default [`IdlePolicy`], or an error if `workers`
-    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::NotifierSleep;
-    /// assert!(NotifierSleep::try_new(NotifierSleep::MAX_CAPACITY + 1).is_err());
-    /// assert!(NotifierSleep::try_new(0).is_err());
-    /// ```
-    pub fn try_new(workers: usize) -> Result<Self, CapacityError> {
-        NotifierSleep::try_with_policy(workers, IdlePolicy::default())
-    }
-
-    /// A protocol with a chosen [`IdlePolicy`].
-    ///
-    /// # Panics
-    ///
-    /// If `workers` is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{IdlePolicy, NotifierSleep};
-    /// let sleep = NotifierSleep::with_policy(2, IdlePolicy::rounds(4));
-    /// assert_eq!(*sleep.policy(), IdlePolicy::rounds(4));
-    /// ```
-    #[track_caller]
-    pub fn with_policy(workers: usize, policy: IdlePolicy) -> Self {
-        match NotifierSleep::try_with_policy(workers, policy) {
-            Ok(sleep) => sleep,
-            Err(err) => panic!("NotifierSleep: {err}"),
-        }
-    }
-
-    /// A protocol with a chosen [`IdlePolicy`], or an error if `workers`
-    /// is 0 or exceeds [`NotifierSleep::MAX_CAPACITY`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{IdlePolicy, NotifierSleep};
-    ///
-    /// let err = NotifierSleep::try_with_policy(70_000, IdlePolicy::default()).unwrap_err();
-    /// assert_eq!(err.max_capacity(), NotifierSleep::MAX_CAPACITY);
-    /// ```
-    pub fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        NotifierSleep::build(workers, policy, None)
-    }
-
     fn build(
         workers: usize,
         policy: IdlePolicy,
         unpark: Option<Unpark>,
     ) -> Result<Self, CapacityError> {
         // The error names the type the caller built, not the one inside.
-        check_capacity(
-            "NotifierSleep",
-            "workers",
-            workers,
-            NotifierSleep::MAX_CAPACITY,
-        )?;
+        check_capacity("NotifierSleep", "workers", workers, Notifier::MAX_CAPACITY)?;
         let notifier = match unpark {
             Some(unpark) => Notifier::with_unpark(workers, unpark),
             None => Notifier::new(workers),
@@ -247,41 +144,32 @@ impl NotifierSleep {
             workers_idle: (0..workers)
                 .map(|_| CachePadded::new(WorkerIdle::default()))
                 .collect(),
+            looking: unmodeled::AtomicU32::new(0),
             pool: PoolIdle::new(policy, workers),
         })
     }
 
-    /// The idle policy in use.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let sleep = eventcount::NotifierSleep::new(1);
-    /// assert_eq!(*sleep.policy(), eventcount::IdlePolicy::default());
-    /// ```
-    pub fn policy(&self) -> &IdlePolicy {
-        &self.pool.policy
-    }
-
-    /// Workers awake and idle right now: between `start_looking` (or a
-    /// wake) and the end of their search (or their announcement, the round
-    /// before they try to sleep). At most [`capacity`](SleepProtocol::capacity).
-    /// A snapshot, for tests and monitoring.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{NotifierSleep, SleepProtocol};
-    ///
-    /// let sleep = NotifierSleep::new(2);
-    /// let idle = sleep.start_looking(1);
-    /// assert_eq!(sleep.awake_idle(), 1);
-    /// sleep.work_found(idle);
-    /// assert_eq!(sleep.awake_idle(), 0);
-    /// ```
-    #[must_use]
-    pub fn awake_idle(&self) -> usize {
-        self.idle.load().awake_idle()
+    internal! {
+        /// Workers awake and idle right now: between `start_looking` (or a
+        /// wake) and the end of their search (or their announcement, the round
+        /// before they try to sleep). At most [`capacity`](SleepProtocol::capacity).
+        /// A snapshot, for tests and monitoring.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use eventcount::{NotifierSleep, SleepProtocol};
+        ///
+        /// let sleep = NotifierSleep::new(2);
+        /// let idle = sleep.start_looking(1);
+        /// assert_eq!(sleep.awake_idle(), 1);
+        /// sleep.work_found(idle);
+        /// assert_eq!(sleep.awake_idle(), 0);
+        /// ```
+        #[must_use]
+        pub fn awake_idle(&self) -> usize {
+            self.idle.load().awake_idle()
+        }
     }
 }
 
@@ -349,10 +237,10 @@ impl NotifierSleep {
     /// bound. This protocol does not count its sleepers, so they count as
     /// busy here.
     fn idle_counts(&self) -> (usize, usize) {
-        let awake_idle = self.awake_idle();
+        let looking = self.looking.load(unmodeled::Relaxed) as usize;
         (
-            awake_idle,
-            self.notifier.capacity().saturating_sub(awake_idle),
+            self.awake_idle(),
+            self.notifier.capacity().saturating_sub(looking),
         )
     }
 
@@ -376,20 +264,21 @@ impl NotifierSleep {
         assert!(
             park.is_none() || self.notifier.unpark.is_some(),
             "{operation}: worker {} would park externally, but this NotifierSleep has no \
-             unpark hook (build it with try_with_unpark)",
+             unpark hook (build it with try_new and Some(unpark))",
             idle.worker
         );
+        if !idle.counted {
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it, even
+            // if the round goes no further.
+            self.count_awake_idle(operation, idle.worker);
+            idle.counted = true;
+        }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             return self.past_deadline(operation, idle);
         }
         if let Some(wait) = idle.prepared.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
-        }
-        if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it.
-            self.count_awake_idle(operation, idle.worker);
-            idle.counted = true;
         }
         let step = idle
             .period
@@ -445,6 +334,7 @@ impl NotifierSleep {
                 all_looking(capacity)
             );
         }
+        self.looking.fetch_add(1, unmodeled::Relaxed);
     }
 
     /// A round that starts after its deadline: no search and no sleep. A
@@ -547,6 +437,7 @@ impl NotifierSleep {
                         // nothing. Its next round counts it back in.
                         awake_again.count = false;
                         idle.counted = false;
+                        self.looking.fetch_sub(1, unmodeled::Relaxed);
                     } else {
                         idle.period.timed_out(worker_idle);
                     }
@@ -577,6 +468,7 @@ impl NotifierSleep {
             self.pool.slots.release(&mut idle.period.slot);
             return;
         }
+        self.looking.fetch_sub(1, unmodeled::Relaxed);
         self.pool.slots.release(&mut idle.period.slot);
         let left = match idle.prepared.take() {
             Some(wait) => {
@@ -638,18 +530,12 @@ impl NotifierSleep {
 impl SleepProtocol for NotifierSleep {
     type Idle<'a> = NotifierIdle<'a>;
 
-    const MAX_CAPACITY: usize = NotifierSleep::MAX_CAPACITY;
-
-    fn try_with_policy(workers: usize, policy: IdlePolicy) -> Result<Self, CapacityError> {
-        NotifierSleep::try_with_policy(workers, policy)
-    }
-
-    fn try_with_unpark(
+    fn try_new(
         workers: usize,
         policy: IdlePolicy,
-        unpark: Unpark,
+        unpark: Option<Unpark>,
     ) -> Result<Self, CapacityError> {
-        NotifierSleep::build(workers, policy, Some(unpark))
+        NotifierSleep::build(workers, policy, unpark)
     }
 
     /// The number of workers this protocol was built for: their indices
@@ -784,10 +670,6 @@ impl SleepProtocol for NotifierSleep {
     fn wake_all(&self) {
         let woken = self.notifier.notify_all();
         self.idle.credit(woken);
-    }
-
-    fn name(&self) -> &'static str {
-        "notifier"
     }
 
     /// How many times workers slept and wakers made a wake syscall.

@@ -38,18 +38,20 @@ impl<'a> PreparedWait<'a> {
         PreparedWait { notifier, wid }
     }
 
-    /// The waiter slot this token holds.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let n = eventcount::Notifier::new(4);
-    /// let wait = n.prepare_wait(3);
-    /// assert_eq!(wait.wid(), 3);
-    /// # n.cancel_wait(wait);
-    /// ```
-    pub fn wid(&self) -> usize {
-        self.wid
+    internal! {
+        /// The waiter slot this token holds.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let n = eventcount::Notifier::new(4);
+        /// let wait = n.prepare_wait(3);
+        /// assert_eq!(wait.wid(), 3);
+        /// # n.cancel_wait(wait);
+        /// ```
+        pub fn wid(&self) -> usize {
+            self.wid
+        }
     }
 
     /// Take the slot index out of the token without running its cancelling

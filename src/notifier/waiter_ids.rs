@@ -27,7 +27,6 @@ use crate::sync::{AtomicU64, Ordering};
 /// let wait = notifier.prepare_wait(id.get());
 /// notifier.cancel_wait(wait);
 /// drop(id); // the id is free again
-/// assert_eq!(ids.in_use(), 0);
 /// ```
 pub struct WaiterIds {
     words: Box<[AtomicU64]>,
@@ -62,9 +61,12 @@ impl WaiterIds {
     /// # Examples
     ///
     /// ```
-    /// let ids = eventcount::WaiterIds::new(100);
-    /// assert_eq!(ids.capacity(), 100);
-    /// assert_eq!(ids.in_use(), 0);
+    /// let ids = eventcount::WaiterIds::new(2);
+    /// let (a, b) = (ids.acquire().unwrap(), ids.acquire().unwrap());
+    /// assert!(ids.acquire().is_none()); // both taken
+    /// drop(a);
+    /// assert!(ids.acquire().is_some());
+    /// # drop(b);
     /// ```
     #[must_use]
     #[track_caller]
@@ -90,18 +92,6 @@ impl WaiterIds {
                 .collect(),
             capacity,
         }
-    }
-
-    /// How many ids there are: they are `0..capacity()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(eventcount::WaiterIds::new(3).capacity(), 3);
-    /// ```
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.capacity
     }
 
     /// Take a free id, or `None` if every id is taken. The lowest free id
@@ -145,24 +135,26 @@ impl WaiterIds {
         None
     }
 
-    /// Ids taken right now (a snapshot, for tests and monitoring).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let ids = eventcount::WaiterIds::new(70);
-    /// let _a = ids.acquire();
-    /// assert_eq!(ids.in_use(), 1);
-    /// ```
-    #[must_use]
-    pub fn in_use(&self) -> usize {
-        let taken: usize = self
-            .words
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
-            .sum();
-        // The never-free ids past `capacity` are counted as taken.
-        taken - (self.words.len() * 64 - self.capacity)
+    internal! {
+        /// Ids taken right now (a snapshot, for tests and monitoring).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let ids = eventcount::WaiterIds::new(70);
+        /// let _a = ids.acquire();
+        /// assert_eq!(ids.in_use(), 1);
+        /// ```
+        #[must_use]
+        pub fn in_use(&self) -> usize {
+            let taken: usize = self
+                .words
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
+                .sum();
+            // The never-free ids past `capacity` are counted as taken.
+            taken - (self.words.len() * 64 - self.capacity)
+        }
     }
 }
 

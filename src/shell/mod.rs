@@ -30,7 +30,6 @@ use searchers::SearcherSlots;
 /// What a pool's workers share about idling: one per protocol.
 #[derive(Debug)]
 pub(crate) struct PoolIdle {
-    pub(crate) policy: IdlePolicy,
     pub(crate) setup: Setup,
     pub(crate) slots: SearcherSlots,
     /// The latest worker's estimates of a wake's costs (`Learner::ln_wake`,
@@ -46,7 +45,6 @@ impl PoolIdle {
     /// use.
     pub(crate) fn new(policy: IdlePolicy, workers: usize) -> Self {
         PoolIdle {
-            policy,
             setup: Setup::new(&policy, workers, available_cpus()),
             slots: SearcherSlots::new(&policy, workers),
             wake_costs: AtomicU64::new(0),

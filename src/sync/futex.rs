@@ -1,15 +1,12 @@
 //! The Linux and Android backend: std atomics, and the futex syscall through
 //! rustix's safe wrappers (the crate has no unsafe code).
 
-use super::kind::ParkingBackend;
 use std::time::Instant;
 
 use rustix::thread::futex::{self, Flags, Timespec};
 
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 pub(crate) use std::thread::yield_now;
-
-pub(crate) const KIND: ParkingBackend = ParkingBackend::Futex;
 
 /// Nothing besides the word itself: the kernel keeps the sleepers.
 pub(crate) struct Parker;

@@ -63,17 +63,12 @@
 //! already changed, which drives every timeout path through every
 //! interleaving the model explores.
 
-use super::kind::ParkingBackend;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed as KernelOrder};
 use std::sync::Arc as KernelArc;
 use std::time::Instant;
 
 pub(crate) use loom::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
-
-/// The models stand in for the futex backend: the same contract, and no
-/// more.
-pub(crate) const KIND: ParkingBackend = ParkingBackend::Futex;
 
 /// No futex word in this crate ever holds it, so a compare-exchange from it
 /// always fails.

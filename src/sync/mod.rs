@@ -4,7 +4,7 @@
 //! from here, never from `std` or `loom` directly. This is the one place
 //! that chooses, by `cfg`, which backend a build gets, and the ground of
 //! the crate: nothing here imports from any other module of the crate
-//! (`scripts/layers.py` checks it). [`ParkingBackend`] names the choice:
+//! (`scripts/layers.py` checks it):
 //!
 //! | build                                              | atomics, hints | parking (`Parker`)                                  | file          |
 //! |----------------------------------------------------|----------------|-----------------------------------------------------|---------------|
@@ -66,14 +66,12 @@ mod backend;
 #[path = "park.rs"]
 mod backend;
 mod clock;
-mod kind;
 mod word;
 
 pub(crate) use backend::{fence, yield_now, AtomicU32, AtomicU64, Ordering};
 #[cfg(all(test, loom))]
 pub(crate) use clock::LOOM_STEP;
 pub(crate) use clock::{shared_clock_ns, thread_cpu_ns, IdleClock, HAS_THREAD_CPU_CLOCK};
-pub use kind::{parking_backend, ParkingBackend};
 pub(crate) use word::Futex;
 
 /// Atomics and a lock that the loom models do not see, for values that no

@@ -37,15 +37,12 @@
 //! clones a handle; and the sleep itself is std's parker, which is a futex
 //! wait on a word of std's on the futex platforms.
 
-use super::kind::ParkingBackend;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Thread};
 use std::time::Instant;
 
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 pub(crate) use std::thread::yield_now;
-
-pub(crate) const KIND: ParkingBackend = ParkingBackend::Park;
 
 pub(crate) struct Parker {
     /// The thread waiting on the word, from its registration until it wakes

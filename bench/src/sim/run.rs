@@ -19,7 +19,7 @@ use super::{Machine, Pool};
 /// A policy of the comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
-    /// eventcount's default, `IdlePolicy::new()`.
+    /// eventcount's default, `IdlePolicy::default()`.
     Default,
     /// A fixed budget, in nanoseconds (`IdlePolicy::fixed_budget`).
     Fixed(u64),
@@ -89,7 +89,7 @@ pub fn period(
 ) -> (Outcome, Learner) {
     let budget = |ns: u64| IdlePolicy::fixed_budget(Duration::from_nanos(ns));
     let idle_policy = match policy {
-        Policy::Default => IdlePolicy::new(),
+        Policy::Default => IdlePolicy::default(),
         Policy::Fixed(ns) => budget(ns),
         Policy::Rayon => IdlePolicy::rayon(),
         Policy::Clairvoyant if gap.ns <= machine.sleep_cost_ns() => budget(gap.ns),

@@ -152,7 +152,10 @@ mod tests {
     fn a_fixed_budget_is_the_default_fixed_and_does_not_adapt() {
         let policy = fixed_budget(25);
         assert_eq!(policy, IdlePolicy::fixed_budget(Duration::from_micros(25)));
-        assert_eq!(policy.searcher_cap(8), IdlePolicy::new().searcher_cap(8));
+        assert_eq!(
+            policy.searcher_cap(8),
+            IdlePolicy::default().searcher_cap(8)
+        );
     }
 
     #[test]
