@@ -17,7 +17,7 @@ It fails (exit 1, one line per problem) when:
   token may be a bare name, a path (`Type::name`), a method (`.name`), and
   may end in `()` or in arguments (`notify_n(k)`); only the name before the
   arguments counts. "The code" is every Rust file of the workspace (src/,
-  tests/, examples/, pool/, bench/, eigen/, interop/), the scripts (but
+  tests/, examples/, bench/ and its members, interop/), the scripts (but
   not scripts/test_*.py, whose cases plant names), CI and the manifests.
   Which names must exist, and how:
   - snake_case with an underscore, CamelCase, ALL_CAPS, or the last segment
@@ -55,7 +55,7 @@ It fails (exit 1, one line per problem) when:
   - its first component is a top-level entry of the repository (what the
     root holds, less `.git` and the names the root .gitignore excludes,
     such as `target`; the walk skips every path it excludes, such as
-    `loom-client/target`): it must exist, read from the root;
+    `tests/loom-client/target`): it must exist, read from the root;
   - or its first component is the name of a directory somewhere in the
     repository and it ends in a file name with an extension or in `/`
     (`protocol/loom_cap_tests.rs`, relative to src/): some path of the
@@ -169,9 +169,9 @@ docs = {rel(p): read(p) for p in files("docs/*.md")}
 readme = read(os.path.join(ROOT, "README.md"))
 src = {rel(p): read(p) for p in files("src/**/*.rs")}
 code_files = [p for pattern in ("src/**/*.rs", "tests/**/*.rs", "examples/**/*.rs",
-                                "interop/**/*.rs", "bench/**/*.rs", "pool/**/*.rs",
-                                "eigen/**/*.rs", "workload/**/*.rs",
-                                "scripts/*", ".ci/run", "Cargo.toml", "*/Cargo.toml")
+                                "interop/**/*.rs", "bench/**/*.rs",
+                                "scripts/*", ".ci/run", "Cargo.toml", "*/Cargo.toml",
+                                "*/*/Cargo.toml")
               for p in files(pattern)
               # not the checker's test, whose cases plant names on purpose
               if not fnmatch.fnmatch(rel(p), "scripts/test_*.py")]
@@ -444,7 +444,7 @@ THEIRS_AFTER = re.compile(r"(?i)^\s+(?:of|in|from)\s+(?:the\s+)?(?:"
 
 def ignored_paths():
     """Paths, relative to the root, that the root .gitignore excludes by
-    name (`target`, `loom-client/target`): build output, not the repository.
+    name (`target`, `tests/loom-client/target`): build output, not the repository.
     A nested `target` left by a member's own build must not make `target`
     look like a directory of the repository."""
     names = {".git"}

@@ -31,8 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # makes a directory, as a build does.
 CASES = [
     ("the tree as it is", [], None),
-    ("a member's build output (loom-client/target/) makes no `target/...` a repository path",
-     [("mkdir", "loom-client/target/debug")], None),
+    ("a member's build output (tests/loom-client/target/) makes no `target/...` a repository path",
+     [("mkdir", "tests/loom-client/target/debug")], None),
 
     # Paths a doc names.
     ("a source file moves; the doc still names the old path",

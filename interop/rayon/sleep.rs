@@ -91,11 +91,9 @@ fn log_pools() -> bool {
     })
 }
 
-/// The most threads a pool may have: the protocol's limit (65,535 for
-/// both; rayon-core's own is 255 on 32-bit targets).
-#[cfg(feature = "eigen")]
-pub(crate) const THREADS_MAX: usize = eventcount_eigen::MAX_WAITERS;
-#[cfg(not(feature = "eigen"))]
+/// The most threads a pool may have: both protocols' limit (rayon-core's
+/// own is 255 on 32-bit targets). The benchmarks' Eigen peer holds fewer,
+/// and its `try_new` says so if a pool asks for more.
 pub(crate) const THREADS_MAX: usize = 65_535;
 
 /// One per registry: puts its idle workers to sleep and wakes them.

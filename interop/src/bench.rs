@@ -668,7 +668,7 @@ fn build(
     let source = crate::repo_root().join("interop/workload/main.rs");
     // The workloads themselves, by path: cargo builds them against the
     // rayon this manifest resolves, patched or not.
-    let workload = crate::repo_root().join("workload");
+    let workload = crate::repo_root().join("bench/workload");
     let core = patched.join("rayon-core");
     let target = scratch.join("bench-target");
     let mut binaries = BTreeMap::new();

@@ -287,7 +287,7 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
             let dependency = format!(
                 "\n[dependencies.eventcount]\npath = {}\nfeatures = [\"internals\"]\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
                 path(root),
-                path(&root.join("eigen")),
+                path(&root.join("bench/eigen")),
             );
             let text =
                 text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;

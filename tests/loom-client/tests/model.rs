@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// Sleepy at the first empty round: no search rounds to explore.
 fn eager() -> IdlePolicy {
-    IdlePolicy::rounds(0)
+    IdlePolicy::fixed_budget(std::time::Duration::ZERO)
 }
 
 fn worker_and_poster<S: SleepProtocol + 'static>(external: bool) {
