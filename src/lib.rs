@@ -245,6 +245,8 @@ pub use jec::{JecIdle, JecSleep};
 pub use latch::CoreLatch;
 pub use notifier::{Notifier, NotifierIdle, NotifierSleep, PreparedWait, WaiterId, WaiterIds};
 pub use outcome::WaitOutcome;
+#[cfg(feature = "internals")]
+pub use protocol::Rounds;
 pub use protocol::SleepProtocol;
 pub use round::Round;
 pub use stats::SleepStats;

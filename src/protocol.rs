@@ -14,6 +14,34 @@ use crate::round::Round;
 use crate::stats::SleepStats;
 use crate::unpark::Unpark;
 
+/// A round of no `park`, for the rounds that sleep on the protocol's own
+/// parker.
+const NO_PARK: Option<fn(Option<Instant>)> = None;
+
+/// The one idle round that every `no_work_found` variant of
+/// [`SleepProtocol`] runs, each protocol's own, on its idle state `Idle`.
+/// The trait is public, as `eventcount::Rounds`, only with the `internals`
+/// feature: without it [`SleepProtocol`] is sealed, since implementing it
+/// means implementing this round, which only the latch's sleep steps (also
+/// `internals`) make possible outside this crate.
+pub trait Rounds<Idle> {
+    /// One empty round of the call `operation` (a name for panics): it
+    /// may search, announce the worker, or sleep, as
+    /// [`SleepProtocol::no_work_found`] describes. A sleep it starts ends
+    /// at `deadline` at the latest, and is in `park` if given
+    /// ([`SleepProtocol::no_work_found_parked`]); a round that starts past
+    /// `deadline` returns [`Round::PastDeadline`] at once.
+    fn round(
+        &self,
+        operation: &str,
+        idle: &mut Idle,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round;
+}
+
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
 ///
 /// The methods follow a worker loop:
@@ -109,12 +137,14 @@ use crate::unpark::Unpark;
 /// demo(JecSleep::new(1));
 /// demo(NotifierSleep::new(1));
 /// ```
-pub trait SleepProtocol: Send + Sync + Sized {
+pub trait SleepProtocol: Send + Sync + Sized
+where
+    Self: for<'a> Rounds<<Self as SleepProtocol>::Idle<'a>>,
+{
     /// What an idle worker carries between rounds.
     type Idle<'a>
     where
         Self: 'a;
-
     /// A protocol for `workers` workers, indices `0..workers`, with the
     /// idle policy `policy`, or an error if `workers` is 0 or more than the
     /// protocol can hold (65,535 for both of this crate's). `unpark` is the
@@ -200,12 +230,15 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// share one latch; see [`CoreLatch`], "Panics"). That thread's sleep is
     /// left intact, and so are the protocol's counts and `latch`; the idle
     /// state ends its search as the caller unwinds.
+    #[track_caller]
     fn no_work_found(
         &self,
         idle: &mut Self::Idle<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
-    ) -> Round;
+    ) -> Round {
+        self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
+    }
 
     /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline.
     ///
@@ -235,13 +268,20 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// # Panics
     ///
     /// As [`no_work_found`](SleepProtocol::no_work_found).
+    #[track_caller]
     fn no_work_found_until(
         &self,
         idle: &mut Self::Idle<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Instant,
-    ) -> WaitOutcome;
+    ) -> WaitOutcome {
+        let operation = "no_work_found_until";
+        match self.round(operation, idle, latch, has_work, Some(deadline), NO_PARK) {
+            Round::TimedOut | Round::PastDeadline => WaitOutcome::TimedOut,
+            _ => WaitOutcome::Notified,
+        }
+    }
 
     /// A round of [`no_work_found`](SleepProtocol::no_work_found) in which
     /// the worker, if it sleeps, sleeps in `park` instead of the protocol's
@@ -310,6 +350,7 @@ pub trait SleepProtocol: Send + Sync + Sized {
     /// assert_eq!(parks, 1);
     /// sleep.work_found(idle);
     /// ```
+    #[track_caller]
     fn no_work_found_parked(
         &self,
         idle: &mut Self::Idle<'_>,
@@ -317,7 +358,10 @@ pub trait SleepProtocol: Send + Sync + Sized {
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
         park: impl FnMut(Option<Instant>),
-    ) -> Round;
+    ) -> Round {
+        let operation = "no_work_found_parked";
+        self.round(operation, idle, latch, has_work, deadline, Some(park))
+    }
 
     /// Whether the searching worker may search other workers' queues
     /// (steal) now, under the policy's searcher bound: a scheduler that
@@ -444,13 +488,5 @@ pub(crate) fn withdrew(external: bool, deadline: Option<Instant>) -> Round {
         Round::ParkReturned
     } else {
         Round::TimedOut
-    }
-}
-
-/// What [`SleepProtocol::no_work_found_until`] reports for a round.
-pub(crate) fn timed_outcome(round: Round) -> WaitOutcome {
-    match round {
-        Round::TimedOut | Round::PastDeadline => WaitOutcome::TimedOut,
-        _ => WaitOutcome::Notified,
     }
 }

@@ -70,7 +70,7 @@ fn set_latch_out_of_range_leaves_the_latch_unset() {
 }
 
 #[test]
-#[should_panic(expected = "work_found: the JecIdle of worker 0 belongs to a different JecSleep")]
+#[should_panic(expected = "work_found: the idle state of worker 0 belongs to a different JecSleep")]
 fn work_found_with_a_foreign_idle_state_panics() {
     let mine = JecSleep::new(1);
     let theirs = JecSleep::new(1);

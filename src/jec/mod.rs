@@ -27,10 +27,9 @@ use crossbeam_utils::CachePadded;
 use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
-use crate::outcome::WaitOutcome;
-use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
+use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_owner, Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, fence, shared_clock_ns, Ordering};
 use crate::unpark::Unpark;
@@ -213,70 +212,6 @@ impl JecSleep {
         };
         if to_wake > 0 {
             self.wake_any(to_wake);
-        }
-    }
-
-    /// One empty round; a sleep it starts ends at `deadline` if given, and
-    /// is in `park` if given.
-    #[inline]
-    #[track_caller]
-    fn round(
-        &self,
-        operation: &str,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Option<Instant>,
-        park: Option<impl FnMut(Option<Instant>)>,
-    ) -> Round {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "{operation}: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
-        assert!(
-            park.is_none() || self.unpark.is_some(),
-            "{operation}: worker {} would park externally, but this JecSleep has no unpark \
-             hook (build it with try_new and Some(unpark))",
-            idle.worker
-        );
-        if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it, even
-            // if the round goes no further.
-            self.count_inactive(operation, idle.worker);
-            idle.counted = true;
-        }
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            // Past the deadline: no search, no sleep. The state stays as it
-            // is, so a later round goes on from where this one would have
-            // (a sleepy worker's next round tries to sleep, and its
-            // remembered JEC still catches any post since).
-            return Round::PastDeadline;
-        }
-        let step = idle
-            .period
-            .round(&self.workers[idle.worker].idle, &self.pool, latch, || {
-                self.idle_counts()
-            });
-        match step {
-            Step::Search => {
-                sync::yield_now();
-                Round::Searched
-            }
-            Step::Sleepy => {
-                // The period gave back its searcher slot.
-                idle.sleepy_jec = Some(self.announce_sleepy());
-                // rayon-core yields here, as in its search rounds. A phase
-                // that searched no round (tokio's policy, a budget of 0)
-                // does not: the yield is a system call, and a worker that
-                // sleeps at once gains nothing from it.
-                if idle.period.rounds() > 0 {
-                    sync::yield_now();
-                }
-                Round::Announced
-            }
-            Step::Sleep => self.sleep(operation, idle, latch, has_work, deadline, park),
         }
     }
 
@@ -561,6 +496,66 @@ impl JecSleep {
     }
 }
 
+impl<'a> Rounds<JecIdle<'a>> for JecSleep {
+    #[inline]
+    #[track_caller]
+    fn round(
+        &self,
+        operation: &str,
+        idle: &mut JecIdle<'a>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
+        check_owner(operation, idle.sleep, self, idle.worker);
+        assert!(
+            park.is_none() || self.unpark.is_some(),
+            "{operation}: worker {} would park externally, but this JecSleep has no unpark \
+             hook (build it with try_new and Some(unpark))",
+            idle.worker
+        );
+        if !idle.counted {
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it, even
+            // if the round goes no further.
+            self.count_inactive(operation, idle.worker);
+            idle.counted = true;
+        }
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            // Past the deadline: no search, no sleep. The state stays as it
+            // is, so a later round goes on from where this one would have
+            // (a sleepy worker's next round tries to sleep, and its
+            // remembered JEC still catches any post since).
+            return Round::PastDeadline;
+        }
+        let step = idle
+            .period
+            .round(&self.workers[idle.worker].idle, &self.pool, latch, || {
+                self.idle_counts()
+            });
+        match step {
+            Step::Search => {
+                sync::yield_now();
+                Round::Searched
+            }
+            Step::Sleepy => {
+                // The period gave back its searcher slot.
+                idle.sleepy_jec = Some(self.announce_sleepy());
+                // rayon-core yields here, as in its search rounds. A phase
+                // that searched no round (tokio's policy, a budget of 0)
+                // does not: the yield is a system call, and a worker that
+                // sleeps at once gains nothing from it.
+                if idle.period.rounds() > 0 {
+                    sync::yield_now();
+                }
+                Round::Announced
+            }
+            Step::Sleep => self.sleep(operation, idle, latch, has_work, deadline, park),
+        }
+    }
+}
+
 impl SleepProtocol for JecSleep {
     type Idle<'a> = JecIdle<'a>;
 
@@ -572,43 +567,12 @@ impl SleepProtocol for JecSleep {
         JecSleep::with_initial_jec(workers, policy, 1, unpark)
     }
 
-    /// The number of workers this manager was built for: their indices are
-    /// `0..capacity()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// assert_eq!(eventcount::JecSleep::new(2).capacity(), 2);
-    /// ```
     fn capacity(&self) -> usize {
         self.workers.len()
     }
 
-    /// Worker `worker` found nothing in its own queue and starts searching:
-    /// it counts as inactive until its search ends, when the returned state
-    /// goes to [`work_found`](JecSleep::work_found) or is dropped.
-    ///
-    /// # Panics
-    ///
-    /// - if `worker` is out of range;
-    /// - if every worker is already counted as looking, which means some
-    ///   earlier search was never ended (its state was leaked with
-    ///   `mem::forget`). The counters are left as they were: the count is
-    ///   checked before it is written. (The counters are anonymous, so a
-    ///   search left open while other workers are busy is caught only once
-    ///   the count is full.)
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// let idle = sleep.start_looking(1);
-    /// sleep.work_found(idle);
-    /// ```
+    // The counters are anonymous: a search left open (its state leaked)
+    // is caught only once the inactive count is full.
     #[inline]
     #[track_caller]
     fn start_looking(&self, worker: usize) -> JecIdle<'_> {
@@ -623,210 +587,33 @@ impl SleepProtocol for JecSleep {
         }
     }
 
-    /// One empty search round. The rounds of the search pass per the
-    /// [`IdlePolicy`]; then the sleepy round announces sleepiness through
-    /// the JEC; the round after tries to sleep, which happens only if no job
-    /// was posted since, `latch` is not set, and `has_work()` is
-    /// false after the sleeper is registered. `latch` also says which kind
-    /// of wait this is ([`CoreLatch::idle_loop`] or a job's latch), which
-    /// the first round of the search reads.
-    ///
-    /// `has_work` must report work posted from outside the pool
-    /// (anything announced with `new_injected_jobs`): it is the final check
-    /// that makes a JEC rollover harmless.
-    ///
-    /// # Panics
-    ///
-    /// - if `idle` came from a different `JecSleep`;
-    /// - if, as the worker tries to sleep, another thread is asleep or
-    ///   registering with the same worker index (two threads use one
-    ///   index). That thread's sleep and the counters are left as they were,
-    ///   `latch` is back to unset, and the state ends its search as the
-    ///   caller unwinds;
-    /// - if, as the worker tries to sleep, another worker is asleep or about
-    ///   to sleep on `latch` (two workers share one latch; see
-    ///   [`CoreLatch`], "Panics"). Nothing is written: that worker is still
-    ///   woken when the latch is set.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol};
-    ///
-    /// use std::time::Duration;
-    ///
-    /// let sleep = JecSleep::try_new(1, IdlePolicy::fixed_budget(Duration::ZERO), None).unwrap();
-    /// let latch = CoreLatch::new();
-    /// let mut idle = sleep.start_looking(0);
-    /// sleep.no_work_found(&mut idle, &latch, || false); // gets sleepy
-    /// latch.set();
-    /// sleep.no_work_found(&mut idle, &latch, || false); // latch set: no sleep
-    /// sleep.work_found(idle);
-    /// ```
-    #[track_caller]
-    fn no_work_found(
-        &self,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-    ) -> Round {
-        self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
-    }
-
-    /// [`no_work_found`](JecSleep::no_work_found) with a deadline.
-    ///
-    /// - A round that starts before `deadline` is a round of
-    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
-    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
-    ///   ended that sleep: the worker is then back to searching and no
-    ///   longer counted as sleeping. Whether the timeout or a waker wins,
-    ///   the sleeping count stays exact: both race on one CAS of the
-    ///   worker's sleep word, and only the winner uncounts it.
-    /// - A round that starts after the deadline (`Instant::now() >=
-    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
-    ///   searching or sleeping, and the worker stays counted idle (inactive,
-    ///   not sleeping). Its idle period stays where it was: a sleepy worker
-    ///   tries to sleep at its next round, and the JEC it remembered still
-    ///   catches any post made since.
-    /// - Every other round returns [`WaitOutcome::Notified`].
-    ///
-    /// # Panics
-    ///
-    /// As [`no_work_found`](JecSleep::no_work_found).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, IdlePolicy, JecSleep, SleepProtocol, WaitOutcome};
-    /// use std::time::{Duration, Instant};
-    ///
-    /// let sleep = JecSleep::try_new(1, IdlePolicy::fixed_budget(Duration::ZERO), None).unwrap();
-    /// let latch = CoreLatch::idle_loop();
-    /// let deadline = Instant::now() + Duration::from_millis(2);
-    /// let mut idle = sleep.start_looking(0);
-    /// let mut outcome = WaitOutcome::Notified;
-    /// while outcome != WaitOutcome::TimedOut {
-    ///     outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
-    /// }
-    /// assert_eq!(sleep.num_sleeping(), 0);
-    /// // Past the deadline, a round returns at once: no search, no sleep.
-    /// let outcome = sleep.no_work_found_until(&mut idle, &latch, || false, deadline);
-    /// assert_eq!(outcome, WaitOutcome::TimedOut);
-    /// sleep.work_found(idle);
-    /// ```
-    #[track_caller]
-    fn no_work_found_until(
-        &self,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Instant,
-    ) -> WaitOutcome {
-        let round = self.round(
-            "no_work_found_until",
-            idle,
-            latch,
-            has_work,
-            Some(deadline),
-            NO_PARK,
-        );
-        timed_outcome(round)
-    }
-
-    fn no_work_found_parked(
-        &self,
-        idle: &mut JecIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Option<Instant>,
-        park: impl FnMut(Option<Instant>),
-    ) -> Round {
-        self.round(
-            "no_work_found_parked",
-            idle,
-            latch,
-            has_work,
-            deadline,
-            Some(park),
-        )
-    }
-
     fn may_search(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) -> bool {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "may_search: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
+        check_owner("may_search", idle.sleep, self, idle.worker);
         idle.period
             .may_search(&self.pool, latch, || self.idle_counts())
     }
 
-    /// The calling worker's search found work (or the latch it waited on
-    /// was set): it no longer counts as inactive. Takes the search's state,
-    /// learns from it (see [`IdlePolicy`]), and ends the search.
-    ///
-    /// Ending a search wakes up to two sleepers to help, as rayon-core does
-    /// whenever any worker leaves its idle loop; with a searcher cap, it
-    /// wakes one, and only if this worker was the last awake idle one (the
-    /// hand-off; see [docs/jec-sleep.md](crate::docs::jec_sleep), "work_found"). Dropping the state
-    /// ends the search the same way, without learning.
-    ///
-    /// # Panics
-    ///
-    /// If `idle` came from a different `JecSleep`. The state then ends its
-    /// own search as it unwinds, and this protocol is left as it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(1);
-    /// let idle = sleep.start_looking(0);
-    /// sleep.work_found(idle);
-    /// ```
+    // Ending a search wakes up to two sleepers to help, as rayon-core does;
+    // under a searcher cap, one, and only from the last awake idle worker
+    // (the hand-off: docs/jec-sleep.md, "work_found").
     #[inline]
     #[track_caller]
     fn work_found(&self, mut idle: JecIdle<'_>) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "work_found: the JecIdle of worker {} belongs to a different JecSleep",
-            idle.worker
-        );
+        check_owner("work_found", idle.sleep, self, idle.worker);
         idle.period
             .found(&self.workers[idle.worker].idle, &self.pool);
         // Dropping the state ends the search: `end_search`.
     }
 
-    /// `n` jobs were pushed to a worker's own queue. No fence: missing them
-    /// costs parallelism, never liveness, because the pushing worker is
-    /// awake and will run them itself.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_internal_jobs(1, true); // nobody sleeps: a load and a CAS at most
-    /// ```
+    // No fence: missing these jobs costs parallelism, never liveness, since
+    // the pushing worker is awake and runs them itself.
     #[inline]
     fn new_internal_jobs(&self, n: usize, queue_was_empty: bool) {
         self.new_jobs(n, queue_was_empty);
     }
 
-    /// `n` jobs were pushed to a queue that sleepers' final check reads
-    /// (the injector). Issues the PushFence first: either it or a sleeper's
-    /// SleepFence comes first, and either way the job is not slept through.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_injected_jobs(1, true);
-    /// ```
+    // The PushFence first: either it or a sleeper's SleepFence comes first,
+    // and either way the job is not slept through.
     #[inline]
     fn new_injected_jobs(&self, n: usize, queue_was_empty: bool) {
         // PushFence: pairs with the SleepFence in `sleep`.
@@ -834,47 +621,12 @@ impl SleepProtocol for JecSleep {
         self.new_jobs(n, queue_was_empty);
     }
 
-    /// The latch that worker `worker` sleeps against was set, and
-    /// [`CoreLatch::set`] said the worker was asleep: wake it.
-    ///
-    /// # Panics
-    ///
-    /// If `worker` is out of range.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
-    ///
-    /// let sleep = JecSleep::new(1);
-    /// let latch = CoreLatch::new();
-    /// if latch.set() {
-    ///     sleep.notify_worker_latch_is_set(0);
-    /// }
-    /// ```
     #[track_caller]
     fn notify_worker_latch_is_set(&self, worker: usize) {
         self.worker("notify_worker_latch_is_set", worker);
         self.wake_specific(worker);
     }
 
-    /// Set `latch`, owned by worker `owner`, and wake the owner if it sleeps.
-    ///
-    /// # Panics
-    ///
-    /// If `owner` is out of range, or if another worker is asleep or about
-    /// to sleep on `latch`; the latch is then left as it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
-    ///
-    /// let sleep = JecSleep::new(1);
-    /// let latch = CoreLatch::new();
-    /// sleep.set_latch(&latch, 0);
-    /// assert!(latch.probe());
-    /// ```
     #[track_caller]
     fn set_latch(&self, latch: &CoreLatch, owner: usize) {
         self.worker("set_latch", owner);
@@ -883,19 +635,8 @@ impl SleepProtocol for JecSleep {
         }
     }
 
-    /// Wake every worker, for shutdown: make the shutdown condition visible
-    /// to `has_work` (or set every worker's latch) first, then call
-    /// this. It starts with a SeqCst fence, so a worker that registers as a
-    /// sleeper afterwards sees the condition in its final check.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(4);
-    /// sleep.wake_all();
-    /// ```
+    // A SeqCst fence first, so a worker that registers as a sleeper
+    // afterwards sees the shutdown condition in its final check.
     fn wake_all(&self) {
         // WakeAllFence: pairs with the SleepFence as the PushFence does, so a
         // worker registering after it sees the shutdown in its final check.
@@ -905,17 +646,6 @@ impl SleepProtocol for JecSleep {
         }
     }
 
-    /// How many times workers slept and wakers made a wake syscall.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// sleep.new_injected_jobs(1, true); // nobody sleeps: no syscall
-    /// assert_eq!(sleep.stats().wakes, 0);
-    /// ```
     fn stats(&self) -> SleepStats {
         let now = shared_clock_ns();
         self.workers.iter().fold(SleepStats::default(), |s, w| {
@@ -923,21 +653,6 @@ impl SleepProtocol for JecSleep {
         })
     }
 
-    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
-    /// sleeps, the wakes made to it, and its idle periods.
-    ///
-    /// # Panics
-    ///
-    /// If `worker` is out of range.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(2);
-    /// assert_eq!(sleep.worker_stats(1).waits, 0);
-    /// ```
     #[track_caller]
     fn worker_stats(&self, worker: usize) -> SleepStats {
         let w = self.worker("worker_stats", worker);
@@ -947,17 +662,6 @@ impl SleepProtocol for JecSleep {
         )
     }
 
-    /// Number of workers asleep right now (registered and not yet claimed
-    /// by a waker), read from the per-worker sleep words. A snapshot for
-    /// tests and monitoring.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// assert_eq!(eventcount::JecSleep::new(3).num_sleeping(), 0);
-    /// ```
     fn num_sleeping(&self) -> usize {
         self.workers
             .iter()
@@ -965,9 +669,6 @@ impl SleepProtocol for JecSleep {
             .count()
     }
 }
-
-/// The `park` of a round that sleeps on the protocol's own parker.
-const NO_PARK: Option<fn(Option<Instant>)> = None;
 
 /// Runs `unregister` if the caller's final check unwinds, so a panicking
 /// `has_work` leaves neither a phantom sleeper in the counters nor

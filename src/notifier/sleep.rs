@@ -20,10 +20,9 @@ use super::{Ended, Notifier, PreparedWait};
 use crate::error::{all_looking, check_capacity, CapacityError, Count};
 use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
-use crate::outcome::WaitOutcome;
-use crate::protocol::{timed_outcome, withdrew, SleepProtocol};
+use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_owner, Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, shared_clock_ns, unmodeled};
 use crate::unpark::Unpark;
@@ -244,81 +243,6 @@ impl NotifierSleep {
         )
     }
 
-    /// One empty round; a sleep it starts ends at `deadline` if given, and
-    /// is in `park` if given.
-    #[track_caller]
-    fn round(
-        &self,
-        operation: &str,
-        idle: &mut NotifierIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Option<Instant>,
-        park: Option<impl FnMut(Option<Instant>)>,
-    ) -> Round {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "{operation}: the idle state of worker {} belongs to a different NotifierSleep",
-            idle.worker
-        );
-        assert!(
-            park.is_none() || self.notifier.unpark.is_some(),
-            "{operation}: worker {} would park externally, but this NotifierSleep has no \
-             unpark hook (build it with try_new and Some(unpark))",
-            idle.worker
-        );
-        if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it, even
-            // if the round goes no further.
-            self.count_awake_idle(operation, idle.worker);
-            idle.counted = true;
-        }
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return self.past_deadline(operation, idle);
-        }
-        if let Some(wait) = idle.prepared.take() {
-            return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
-        }
-        let step = idle
-            .period
-            .round(&self.workers_idle[idle.worker], &self.pool, latch, || {
-                self.idle_counts()
-            });
-        if step == Step::Search {
-            sync::yield_now();
-            return Round::Searched;
-        }
-        // 1. The search is over: no longer a searcher (the period gave its
-        //    slot back).
-        // 2. The announcement starts with a claim of the worker's waiter
-        //    slot: a slot in use means another thread waits as this worker,
-        //    and it is refused before anything is written.
-        // 3. Then leave the awake idle count, before the push and the
-        //    WaitFence: a poster that reads the count after its NotifyFence
-        //    and still sees us there is ordered before our WaitFence, and
-        //    the search our caller makes next sees its work
-        //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
-        //    it.
-        // (Through `idle.sleep`, which is `self`: the token lives as long
-        // as the idle state.)
-        let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
-            self.idle.leave();
-        });
-        match announced {
-            Ok(wait) => idle.prepared = Some(wait),
-            Err(state) => panic!(
-                "{operation}: worker {} is already asleep or registering on another \
-                 thread (its waiter slot is {state}): two threads use one worker index",
-                idle.worker
-            ),
-        }
-        // 4. Back to the caller, who searches every queue once more: the
-        //    re-check of the event count, and the one that sees work pushed
-        //    to a queue `has_work` does not look at (a worker's own deque).
-        Round::Announced
-    }
-
     /// `awake_idle += 1` for a worker that starts looking (or looks again
     /// after its park's own return), refusing to pass the capacity.
     #[inline]
@@ -527,6 +451,77 @@ impl NotifierSleep {
     }
 }
 
+impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
+    #[track_caller]
+    fn round(
+        &self,
+        operation: &str,
+        idle: &mut NotifierIdle<'a>,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
+        check_owner(operation, idle.sleep, self, idle.worker);
+        assert!(
+            park.is_none() || self.notifier.unpark.is_some(),
+            "{operation}: worker {} would park externally, but this NotifierSleep has no \
+             unpark hook (build it with try_new and Some(unpark))",
+            idle.worker
+        );
+        if !idle.counted {
+            // The first round after a park of the caller's returned with no
+            // wake: idle again, counted as `start_looking` counts it, even
+            // if the round goes no further.
+            self.count_awake_idle(operation, idle.worker);
+            idle.counted = true;
+        }
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return self.past_deadline(operation, idle);
+        }
+        if let Some(wait) = idle.prepared.take() {
+            return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
+        }
+        let step = idle
+            .period
+            .round(&self.workers_idle[idle.worker], &self.pool, latch, || {
+                self.idle_counts()
+            });
+        if step == Step::Search {
+            sync::yield_now();
+            return Round::Searched;
+        }
+        // 1. The search is over: no longer a searcher (the period gave its
+        //    slot back).
+        // 2. The announcement starts with a claim of the worker's waiter
+        //    slot: a slot in use means another thread waits as this worker,
+        //    and it is refused before anything is written.
+        // 3. Then leave the awake idle count, before the push and the
+        //    WaitFence: a poster that reads the count after its NotifyFence
+        //    and still sees us there is ordered before our WaitFence, and
+        //    the search our caller makes next sees its work
+        //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
+        //    it.
+        // (Through `idle.sleep`, which is `self`: the token lives as long
+        // as the idle state.)
+        let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
+            self.idle.leave();
+        });
+        match announced {
+            Ok(wait) => idle.prepared = Some(wait),
+            Err(state) => panic!(
+                "{operation}: worker {} is already asleep or registering on another \
+                 thread (its waiter slot is {state}): two threads use one worker index",
+                idle.worker
+            ),
+        }
+        // 4. Back to the caller, who searches every queue once more: the
+        //    re-check of the event count, and the one that sees work pushed
+        //    to a queue `has_work` does not look at (a worker's own deque).
+        Round::Announced
+    }
+}
+
 impl SleepProtocol for NotifierSleep {
     type Idle<'a> = NotifierIdle<'a>;
 
@@ -538,16 +533,6 @@ impl SleepProtocol for NotifierSleep {
         NotifierSleep::build(workers, policy, unpark)
     }
 
-    /// The number of workers this protocol was built for: their indices
-    /// are `0..capacity()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// assert_eq!(eventcount::NotifierSleep::new(3).capacity(), 3);
-    /// ```
     fn capacity(&self) -> usize {
         self.notifier.capacity()
     }
@@ -571,59 +556,8 @@ impl SleepProtocol for NotifierSleep {
         }
     }
 
-    #[track_caller]
-    fn no_work_found(
-        &self,
-        idle: &mut NotifierIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-    ) -> Round {
-        self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
-    }
-
-    #[track_caller]
-    fn no_work_found_until(
-        &self,
-        idle: &mut NotifierIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Instant,
-    ) -> WaitOutcome {
-        let round = self.round(
-            "no_work_found_until",
-            idle,
-            latch,
-            has_work,
-            Some(deadline),
-            NO_PARK,
-        );
-        timed_outcome(round)
-    }
-
-    fn no_work_found_parked(
-        &self,
-        idle: &mut NotifierIdle<'_>,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Option<Instant>,
-        park: impl FnMut(Option<Instant>),
-    ) -> Round {
-        self.round(
-            "no_work_found_parked",
-            idle,
-            latch,
-            has_work,
-            deadline,
-            Some(park),
-        )
-    }
-
     fn may_search(&self, idle: &mut NotifierIdle<'_>, latch: &CoreLatch) -> bool {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "may_search: the idle state of worker {} belongs to a different NotifierSleep",
-            idle.worker
-        );
+        check_owner("may_search", idle.sleep, self, idle.worker);
         idle.period
             .may_search(&self.pool, latch, || self.idle_counts())
     }
@@ -631,11 +565,7 @@ impl SleepProtocol for NotifierSleep {
     #[inline]
     #[track_caller]
     fn work_found(&self, mut idle: NotifierIdle<'_>) {
-        assert!(
-            std::ptr::eq(idle.sleep, self),
-            "work_found: the idle state of worker {} belongs to a different NotifierSleep",
-            idle.worker
-        );
+        check_owner("work_found", idle.sleep, self, idle.worker);
         idle.period
             .found(&self.workers_idle[idle.worker], &self.pool);
         // Dropping the state ends the search: `end_search`.
@@ -672,16 +602,6 @@ impl SleepProtocol for NotifierSleep {
         self.idle.credit(woken);
     }
 
-    /// How many times workers slept and wakers made a wake syscall.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::NotifierSleep::new(2);
-    /// assert_eq!(sleep.stats().waits, 0);
-    /// ```
     fn stats(&self) -> SleepStats {
         let now = shared_clock_ns();
         self.workers_idle
@@ -689,21 +609,6 @@ impl SleepProtocol for NotifierSleep {
             .fold(self.notifier.stats(), |s, w| w.counters.add_to(s, now))
     }
 
-    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
-    /// sleeps, the wakes made to it, and its idle periods.
-    ///
-    /// # Panics
-    ///
-    /// If `worker` is out of range.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::NotifierSleep::new(2);
-    /// assert_eq!(sleep.worker_stats(1).waits, 0);
-    /// ```
     #[track_caller]
     fn worker_stats(&self, worker: usize) -> SleepStats {
         let capacity = self.notifier.capacity();
@@ -718,19 +623,7 @@ impl SleepProtocol for NotifierSleep {
         )
     }
 
-    /// Workers asleep right now: a snapshot, for tests and monitoring.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// assert_eq!(eventcount::NotifierSleep::new(3).num_sleeping(), 0);
-    /// ```
     fn num_sleeping(&self) -> usize {
         self.notifier.num_sleeping()
     }
 }
-
-/// The `park` of a round that sleeps on the protocol's own parker.
-const NO_PARK: Option<fn(Option<Instant>)> = None;

@@ -19,6 +19,7 @@ mod searchers;
 #[cfg(feature = "policy-tools")]
 mod trace;
 
+use crate::error::short_type_name;
 use crate::idle::{IdlePeriod, IdlePolicy, Learner, Setup, Step};
 use crate::latch::{CoreLatch, WaitKind};
 use crate::sync::unmodeled::{AtomicU64, Mutex, Relaxed};
@@ -26,6 +27,17 @@ use crate::sync::{shared_clock_ns, thread_cpu_ns, IdleClock};
 pub(crate) use counters::IdleCounters;
 use counters::SearchEnd;
 use searchers::SearcherSlots;
+
+/// Panics, naming `operation` and the protocol's type, unless the idle
+/// state of worker `worker`, made by `owner`, belongs to `protocol`.
+#[track_caller]
+pub(crate) fn check_owner<P>(operation: &str, owner: &P, protocol: &P, worker: usize) {
+    assert!(
+        std::ptr::eq(owner, protocol),
+        "{operation}: the idle state of worker {worker} belongs to a different {}",
+        short_type_name::<P>()
+    );
+}
 
 /// What a pool's workers share about idling: one per protocol.
 #[derive(Debug)]

@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 use eventcount::{
-    CapacityError, CoreLatch, IdlePolicy, Round, SleepProtocol, SleepStats, Unpark, WaitOutcome,
+    CapacityError, CoreLatch, IdlePolicy, Round, Rounds, SleepProtocol, SleepStats, Unpark,
 };
 
 pub use event_count::{EventCount, MAX_WAITERS};
@@ -88,7 +88,7 @@ impl EigenSleep {
         }
     }
 
-    fn round(
+    fn eigen_round(
         &self,
         idle: &mut EigenIdle,
         latch: &CoreLatch,
@@ -145,6 +145,26 @@ impl EigenSleep {
     }
 }
 
+impl Rounds<EigenIdle> for EigenSleep {
+    /// Eigen's event count parks only on its own semaphore-like word: this
+    /// peer cannot sleep in a caller's park, and says so.
+    fn round(
+        &self,
+        operation: &str,
+        idle: &mut EigenIdle,
+        latch: &CoreLatch,
+        has_work: impl FnOnce() -> bool,
+        deadline: Option<Instant>,
+        park: Option<impl FnMut(Option<Instant>)>,
+    ) -> Round {
+        assert!(
+            park.is_none(),
+            "{operation}: EigenSleep cannot park outside its own event count"
+        );
+        self.eigen_round(idle, latch, has_work, deadline)
+    }
+}
+
 impl SleepProtocol for EigenSleep {
     type Idle<'a> = EigenIdle;
 
@@ -184,39 +204,6 @@ impl SleepProtocol for EigenSleep {
             worker,
             rounds: self.first_round(before as usize + 1),
         }
-    }
-
-    fn no_work_found(
-        &self,
-        idle: &mut EigenIdle,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-    ) -> Round {
-        self.round(idle, latch, has_work, None)
-    }
-
-    fn no_work_found_until(
-        &self,
-        idle: &mut EigenIdle,
-        latch: &CoreLatch,
-        has_work: impl FnOnce() -> bool,
-        deadline: Instant,
-    ) -> WaitOutcome {
-        let _ = self.round(idle, latch, has_work, Some(deadline));
-        WaitOutcome::Notified
-    }
-
-    /// Eigen's event count parks only on its own semaphore-like word: this
-    /// peer cannot sleep in a caller's park, and says so.
-    fn no_work_found_parked(
-        &self,
-        _idle: &mut EigenIdle,
-        _latch: &CoreLatch,
-        _has_work: impl FnOnce() -> bool,
-        _deadline: Option<Instant>,
-        _park: impl FnMut(Option<Instant>),
-    ) -> Round {
-        panic!("no_work_found_parked: EigenSleep cannot park outside its own event count")
     }
 
     fn work_found(&self, _idle: EigenIdle) {
