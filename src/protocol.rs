@@ -85,20 +85,18 @@ pub trait Rounds<Idle> {
 /// into scope (`use eventcount::SleepProtocol;`) to use them. It is generic,
 /// never a trait object: a call compiles to the implementation's code.
 ///
-/// # Not sealed
+/// # Sealed, unless `internals`
 ///
-/// The trait is open: a scheduler written against it accepts any protocol,
-/// and this repository's benchmarks measure an Eigen-style event count that
-/// implements it outside the crate. What such an implementation needs from
-/// the latch (its sleep steps) and from [`CapacityError`] (a constructor)
-/// is public only with the `internals` feature, which is not covered by
-/// semantic versioning. Methods added later come with default bodies where
-/// a default can be correct, as [`set_latch`](SleepProtocol::set_latch) and
-/// [`may_search`](SleepProtocol::may_search) have. External parking
-/// ([`no_work_found_parked`](SleepProtocol::no_work_found_parked)) has
-/// none: no default could sleep in the caller's `park`, so an
-/// implementation says what it does (it may panic, naming the call, if it
-/// cannot).
+/// A scheduler written against the trait accepts either protocol. Only this
+/// crate implements it: its bound `Rounds`, the one idle round every
+/// `no_work_found` variant runs, is public only with the `internals`
+/// feature, and so are the latch's sleep steps and the [`CapacityError`]
+/// constructor that an implementation needs. With that feature a protocol
+/// from outside plugs in (this repository's benchmarks measure an
+/// Eigen-style event count so), outside semantic versioning: an
+/// implementation must keep the latch protocol and the no-lost-wakeup
+/// argument of docs/jec-sleep.md on its own. Sealed, the trait can grow
+/// methods without breaking anyone.
 ///
 /// # Examples
 ///
