@@ -2,36 +2,29 @@
 
 use crate::sync::{AtomicU32, Ordering};
 
-/// What a worker waiting on a latch waits for: it decides which search
-/// budget the wait spends, and whether it counts against a searcher cap
-/// (`src/idle/`).
+/// What a worker waiting on a latch waits for, which sets its search budget
+/// and whether a searcher cap counts it (`src/idle/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WaitKind {
-    /// The worker's top-level idle loop ([`CoreLatch::idle_loop`]): it
-    /// waits for new work.
+    /// The worker's top-level idle loop ([`CoreLatch::idle_loop`]).
     Idle,
-    /// A job's latch ([`CoreLatch::new`]): the worker waits for a job in
-    /// flight (the stolen half of a join) and helps meanwhile.
+    /// A job in flight ([`CoreLatch::new`]), which the worker helps with.
     Join,
 }
 
 /// No worker is known to hold the latch sleepy or sleeping (`holder`).
 const NO_HOLDER: u32 = u32::MAX;
 
-/// Not set; the owner is not sleepy.
+// The states of the table on `CoreLatch`.
 const UNSET: u32 = 0;
-/// The owner is about to sleep (it will check the latch once more).
 const SLEEPY: u32 = 1;
-/// The owner is asleep, or registering to sleep: a setter must wake it.
 const SLEEPING: u32 = 2;
-/// Set. Final.
 const SET: u32 = 3;
 
 /// A latch owned by one worker of a pool, which sleeps against it while it
-/// waits for the latch (rayon-core's `CoreLatch`, with the same states):
-/// `UNSET → SLEEPY → SLEEPING → UNSET` as the owner dozes off and wakes, and
-/// `SET` once any thread sets it. Both protocols step it; the latch lives
-/// below them, so any [`SleepProtocol`](crate::SleepProtocol) can.
+/// waits for the latch (rayon-core's `CoreLatch`, with the same states). It
+/// lives below the protocols, so any [`SleepProtocol`](crate::SleepProtocol)
+/// can step it.
 ///
 /// | state      | meaning                                                      |
 /// |------------|--------------------------------------------------------------|
@@ -40,53 +33,32 @@ const SET: u32 = 3;
 /// | `SLEEPING` | not set; the owner is asleep, so a setter must wake it       |
 /// | `SET`      | set (final)                                                  |
 ///
-/// The setter learns from [`set`](CoreLatch::set) whether the owner was
-/// asleep and only then pays for a targeted wake:
-/// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set).
+/// [`set`](CoreLatch::set) tells the setter whether the owner was asleep,
+/// and only then does it pay for a targeted wake:
 /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
-///
-/// The owner's steps (`get_sleepy`, `fall_asleep`, `wake_up`) are for
-/// implementations of `SleepProtocol`, public only with the `internals`
-/// feature: the two in this crate call them inside `no_work_found`, and a
-/// scheduler never does.
+/// The owner's sleep steps are public only with the `internals` feature.
 ///
 /// # Two kinds of wait
 ///
-/// A latch also says what its owner waits for, which the idle policy needs
-/// to know:
-///
-/// - [`CoreLatch::new`]: a latch that a job sets when it ends (the stolen
-///   half of a `join`, the jobs of a scope). A worker waiting on it is
-///   *joining*: its search is sized by how long such jobs take, and it never
-///   counts against a searcher cap, since sending it to sleep only makes the
-///   job's thread wake it.
-/// - [`CoreLatch::idle_loop`]: the latch of a worker's top-level loop, set
-///   only to stop the worker (rayon-core's `terminate`). A worker waiting on
-///   it waits for new work.
+/// - [`CoreLatch::new`]: set when a job ends (the stolen half of a `join`).
+///   A worker waiting on it is *joining*: its search is sized for such
+///   jobs, and no searcher cap counts it, since sending it to sleep only
+///   makes the job's thread wake it.
+/// - [`CoreLatch::idle_loop`]: a worker's top-level loop, set only to stop
+///   the worker. A worker waiting on it waits for new work.
 ///
 /// Getting the kind wrong costs CPU or latency, never a wake.
 ///
 /// # Panics
 ///
-/// A latch belongs to one worker: only its owner sleeps against it. If two
-/// workers wait on one latch and one of them sleeps, the other's sleep
-/// attempt in either protocol of this crate panics ("no_work_found: worker
-/// 1 waits on a CoreLatch that worker 0 is asleep on: two workers share one
-/// latch …"), before it writes anything, so the sleeper is still woken
-/// when the latch is set. The message names the sleeping worker, which
-/// the protocols record as they step the latch. Without the check the
-/// second worker would find the latch neither unset nor set at every round
-/// and spin. (The owner's steps for other implementations take no worker
-/// index and do not check: `get_sleepy` returns false, and a latch stepped
-/// through it has no recorded holder.)
-///
-/// The setter names the owner too:
+/// A latch belongs to one worker. If a second worker waits on a latch that
+/// another sleeps on, its sleep attempt panics ("no_work_found: worker 1
+/// waits on a CoreLatch that worker 0 is asleep on …") before it writes
+/// anything; without the check it would spin. Likewise
 /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch)`(&latch, owner)`
-/// panics if another worker is asleep or about to sleep on the latch
-/// ("set_latch: the CoreLatch is set for worker 1, but worker 0 is asleep on
-/// it …"), before it writes anything: the latch stays unset and its sleeper
-/// asleep, where a wake sent to the wrong worker would leave the sleeper
-/// asleep for good.
+/// panics, leaving the latch unset, if a worker other than `owner` is
+/// asleep or about to sleep on it: a wake sent to the wrong worker would
+/// leave the sleeper asleep for good.
 ///
 /// # Examples
 ///
@@ -101,30 +73,23 @@ const SET: u32 = 3;
 /// ```
 pub struct CoreLatch {
     state: AtomicU32,
-    /// What a wait on this latch is: set at construction, never changed.
+    /// Fixed at construction.
     waits_for: WaitKind,
-    /// The worker that stepped the latch to SLEEPY, through a protocol of
-    /// this crate; `NO_HOLDER` when unknown (the latch was stepped through
-    /// the public `get_sleepy`) or released. Only the holder writes it, on
-    /// its way to sleep: after its step to SLEEPY and before its AcqRel step
-    /// to SLEEPING, so a setter whose Acquire load reads SLEEPING sees it
-    /// (one that reads SLEEPY may not yet, and lets the owner find SET). A
-    /// setter reads it only then, and only to refuse a misuse. A correct program never acts on it, so the
-    /// models need not see it.
+    /// The worker that stepped the latch to SLEEPY through a protocol of this
+    /// crate, or `NO_HOLDER`. Written only by the holder, before its AcqRel
+    /// step to SLEEPING, so a setter whose Acquire load reads SLEEPING sees
+    /// it. Read only to refuse a misuse, so the models need not see it.
     holder: crate::sync::unmodeled::AtomicU32,
 }
 
 impl CoreLatch {
-    /// An unset latch that a job sets when it ends: its owner, waiting on
-    /// it, is joining (see "Two kinds of wait" above).
+    /// An unset latch that a job sets when it ends: its owner is joining
+    /// (see "Two kinds of wait" above).
     ///
     /// # Examples
     ///
     /// ```
-    /// let latch = eventcount::CoreLatch::new();
-    /// assert!(!latch.probe());
-    /// latch.set();
-    /// assert!(latch.probe());
+    /// assert!(!eventcount::CoreLatch::new().probe());
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -132,9 +97,8 @@ impl CoreLatch {
     }
 
     /// An unset latch for a worker's top-level loop, set only to stop the
-    /// worker: its owner, waiting on it, waits for new work (see "Two kinds
-    /// of wait" above). A pool whose workers stop some other way passes one
-    /// it never sets.
+    /// worker (see "Two kinds of wait" above); a pool whose workers stop
+    /// some other way never sets it.
     ///
     /// # Examples
     ///
@@ -156,16 +120,8 @@ impl CoreLatch {
     }
 
     internal! {
-        /// True for a latch made by [`CoreLatch::idle_loop`]: a wait on it is
-        /// for new work, not for a job in flight. For protocol implementations.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::CoreLatch;
-        /// assert!(CoreLatch::idle_loop().is_idle_loop());
-        /// assert!(!CoreLatch::new().is_idle_loop());
-        /// ```
+        /// True for a latch made by [`CoreLatch::idle_loop`]. For protocol
+        /// implementations.
         #[must_use]
         pub fn is_idle_loop(&self) -> bool {
             self.waits_for == WaitKind::Idle
@@ -178,10 +134,8 @@ impl CoreLatch {
     }
 
     /// True once the latch is set. Acquire: once it returns true, every
-    /// write the setter made before [`set`](CoreLatch::set) is visible to
-    /// the caller (a job's result, in a scheduler). The loom model
-    /// `latch_publishes_the_setters_writes` checks this, through a sleep
-    /// and without one.
+    /// write the setter made before [`set`](CoreLatch::set) is visible
+    /// (loom model `latch_publishes_the_setters_writes`).
     ///
     /// # Examples
     ///
@@ -200,22 +154,19 @@ impl CoreLatch {
     }
 
     /// Set the latch. Returns true if the owner was asleep on it: the caller
-    /// must then wake the owner through its protocol's
-    /// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set)
-    /// (`JecSleep`, `NotifierSleep` or any other implementation).
+    /// must then wake it with
+    /// [`SleepProtocol::notify_worker_latch_is_set`](crate::SleepProtocol::notify_worker_latch_is_set);
     /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch) does both.
     ///
-    /// A swap, not a store: the old value is how the setter learns whether
-    /// the owner sleeps. AcqRel: Release publishes the setter's writes to
-    /// `probe`, Acquire orders the owner's registration (which precedes its
-    /// SLEEPY → SLEEPING step) before the targeted wake that follows.
-    /// Load-bearing: with Relaxed, the `*_latch_publishes_the_setters_writes`
-    /// models read a stale payload.
+    /// A swap: the old value says whether the owner sleeps. AcqRel, and
+    /// load-bearing: Release publishes the setter's writes to `probe` (with
+    /// Relaxed, the `*_latch_publishes_the_setters_writes` models read a
+    /// stale payload); Acquire orders the owner's registration, made before
+    /// its SLEEPY → SLEEPING step, before the targeted wake.
     ///
-    /// The swap is the last access to the latch: once SET is visible the
-    /// owner may return and free it (rayon-core keeps latches on the
-    /// owner's stack), so a caller must not touch the latch after `set`
-    /// either. The targeted wake names the owner, not the latch.
+    /// The swap is the last access: once SET is visible the owner may free
+    /// the latch (rayon-core keeps latches on its stack), so a caller must
+    /// not touch it after `set` either.
     ///
     /// # Examples
     ///
@@ -228,27 +179,21 @@ impl CoreLatch {
         self.state.swap(SET, Ordering::AcqRel) == SLEEPING
     }
 
-    /// [`set`](CoreLatch::set) for a setter that names the latch's owner,
-    /// as [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch)
-    /// does: a panic naming `operation` and both workers if a worker other
-    /// than `owner` holds the latch sleepy or sleeping, before anything is
-    /// written. Otherwise the same step as `set`, with the same result.
+    /// [`set`](CoreLatch::set) with the owner check of
+    /// [`SleepProtocol::set_latch`](crate::SleepProtocol::set_latch): a panic
+    /// naming `operation` and both workers, before anything is written, if a
+    /// worker other than `owner` holds the latch sleepy or sleeping.
     ///
-    /// A compare-exchange from the state last read, not a swap: the check
-    /// must see the state it replaces. Each retry follows a step of the
-    /// owner's, which takes at most three (SLEEPY, SLEEPING, UNSET) per
-    /// sleep, so the loop never spins waiting for another thread. A failed
-    /// exchange reads with Acquire so that, on SLEEPING, the holder's record
-    /// (written before its AcqRel step there) is visible; on SLEEPY the record may still be
-    /// on its way, and the check is best effort, which costs nothing: a
-    /// setter never wakes anyone from SLEEPY, and the owner finds SET.
-    /// Success is AcqRel, as `set`'s swap is, and returns the state it
-    /// replaced.
+    /// A compare-exchange, not a swap: the check must see the state it
+    /// replaces. Each retry follows one of the owner's (at most three) steps
+    /// per sleep, so it never spins waiting. Failure is Acquire so that, on
+    /// SLEEPING, the holder's record is visible; on SLEEPY it may not be yet,
+    /// which costs nothing: a setter never wakes anyone from SLEEPY. Success
+    /// is AcqRel, as `set`'s swap is.
     #[inline]
     #[track_caller]
     pub(crate) fn set_owned_by(&self, owner: usize, operation: &str) -> bool {
-        // The common case inline: the owner awake, one compare-exchange
-        // from UNSET, as costly as `set`'s swap.
+        // The common case, the owner awake: as cheap as `set`'s swap.
         match self
             .state
             .compare_exchange(UNSET, SET, Ordering::AcqRel, Ordering::Acquire)
@@ -258,9 +203,8 @@ impl CoreLatch {
         }
     }
 
-    /// The rest of `set_owned_by` from a state read as `state`: out of
-    /// line, since a setter reaches it only when the owner is on its way to
-    /// sleep, or asleep and about to cost a wake.
+    /// The rest of `set_owned_by` from `state`: out of line, since only an
+    /// owner on its way to sleep, or asleep, leads here.
     #[cold]
     #[inline(never)]
     #[track_caller]
@@ -280,8 +224,7 @@ impl CoreLatch {
     }
 
     /// The owner check of `set_owned_by` on a latch found `held` (SLEEPY
-    /// or SLEEPING). Out of line: a setter reaches it only when the owner
-    /// is on its way to sleep or asleep, and then pays a wake anyway.
+    /// or SLEEPING).
     #[inline(never)]
     #[track_caller]
     fn check_owner(&self, owner: usize, operation: &str, held: u32) {
@@ -312,32 +255,14 @@ impl CoreLatch {
 
     internal! {
         /// The owner's first step towards sleeping: UNSET → SLEEPY. False if
-        /// the latch is set (do not sleep). For protocol implementations.
+        /// the latch is set, or held by another worker (a misuse that this
+        /// step, with no worker index, cannot name). For protocol
+        /// implementations.
         ///
-        /// It also returns false if another worker holds the latch sleepy or
-        /// sleeping, which is a misuse: a latch belongs to one worker. This
-        /// step takes no worker index, so it cannot say who; this crate's
-        /// protocols check it and panic (see "Panics" on [`CoreLatch`]).
-        ///
-        /// Success is AcqRel, and defensive: every model passes with Relaxed. A
-        /// setter acts only on SLEEPING (it wakes the owner), and that value is
-        /// written by `fall_asleep`, whose Release is the one that orders the
-        /// owner's registration before the setter's wake. Failure is
-        /// Relaxed, as in rayon-core: it means SET (unless the latch is
-        /// misused), and both callers (the two
-        /// protocols' sleep attempts) then return at once without reading
-        /// anything the setter wrote; whatever the owner reads next, it reads
-        /// after `probe`, whose Acquire is what publishes the setter's writes.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let latch = eventcount::CoreLatch::new();
-        /// assert!(latch.get_sleepy());
-        /// assert!(latch.fall_asleep()); // the owner is registered as a sleeper
-        /// latch.wake_up(); // and woke up: UNSET again
-        /// assert!(!latch.probe());
-        /// ```
+        /// Success is AcqRel, defensively (every model passes with Relaxed):
+        /// a setter acts only on SLEEPING, which `fall_asleep` writes. Failure
+        /// is Relaxed, as in rayon-core: it means SET, and the caller reads the
+        /// setter's writes only after `probe`'s Acquire.
         #[inline]
         pub fn get_sleepy(&self) -> bool {
             let stepped = self.step_to_sleepy().is_ok();
@@ -348,11 +273,9 @@ impl CoreLatch {
         }
     }
 
-    /// [`get_sleepy`](CoreLatch::get_sleepy) for worker `worker`, as this
-    /// crate's protocols take it: false if the latch is set; a panic
-    /// naming `operation` (the call the user made) and both workers if
-    /// another worker holds it sleepy or sleeping. Nothing is written then:
-    /// that worker's sleep is left as it was.
+    /// [`get_sleepy`](CoreLatch::get_sleepy) for worker `worker`: false if
+    /// the latch is set; a panic naming `operation` and both workers, with
+    /// nothing written, if another worker holds it.
     #[inline]
     #[track_caller]
     pub(crate) fn get_sleepy_as(&self, worker: usize, operation: &str) -> bool {
@@ -374,9 +297,8 @@ impl CoreLatch {
             .map(drop)
     }
 
-    /// Note who holds the latch now (`None`: unknown, or nobody). Relaxed:
-    /// the owner's next step on the latch, AcqRel, publishes it to a
-    /// setter; only the messages and the setter's owner check read it.
+    /// Note who holds the latch (`None`: unknown, or nobody). Relaxed: the
+    /// owner's next AcqRel step on the latch publishes it to a setter.
     #[inline]
     fn record_holder(&self, worker: Option<usize>) {
         self.holder.store(
@@ -385,8 +307,7 @@ impl CoreLatch {
         );
     }
 
-    /// The panic of `get_sleepy_as` for worker `worker` finding the latch
-    /// `held` (SLEEPY or SLEEPING) by another worker.
+    /// The panic of `get_sleepy_as` on a latch another worker holds.
     #[cold]
     #[track_caller]
     fn held_by_another(&self, operation: &str, worker: usize, held: u32) -> ! {
@@ -397,8 +318,7 @@ impl CoreLatch {
             "asleep on"
         };
         let who = match holder {
-            // The same index: two threads use it (a misuse of its own, which
-            // the protocols catch too when they get that far).
+            // The same index used by two threads, a misuse of its own.
             Some(holder) if holder == worker => {
                 format!("another thread, also as worker {holder},")
             }
@@ -412,26 +332,15 @@ impl CoreLatch {
     }
 
     internal! {
-        /// The owner's second step, once it can be woken (for the notifier:
-        /// once it is on the waiter stack; for the JEC protocol: while it is
-        /// registering): SLEEPY → SLEEPING, after which a setter's
-        /// [`set`](CoreLatch::set) returns true and the setter wakes it. False
-        /// if the latch was set meanwhile. Failure is Relaxed for the reason
-        /// given at `get_sleepy`: the caller only backs out and returns, and
-        /// reads the setter's writes after `probe`. Success is AcqRel, and
-        /// load-bearing: its Release orders the owner's registration before a
-        /// setter's view of SLEEPING (with Relaxed,
-        /// `latch_set_while_owner_sleepy_or_sleeping` deadlocks). For protocol
-        /// implementations.
+        /// The owner's second step, once it can be woken (on the notifier's
+        /// waiter stack, or registering with the JEC protocol): SLEEPY →
+        /// SLEEPING, after which [`set`](CoreLatch::set) returns true. False
+        /// if the latch was set meanwhile. For protocol implementations.
         ///
-        /// # Examples
-        ///
-        /// ```
-        /// let latch = eventcount::CoreLatch::new();
-        /// assert!(latch.get_sleepy());
-        /// latch.set(); // a setter got in between
-        /// assert!(!latch.fall_asleep()); // so the owner must not sleep
-        /// ```
+        /// Success is AcqRel and load-bearing: its Release orders the owner's
+        /// registration before a setter's view of SLEEPING (with Relaxed,
+        /// `latch_set_while_owner_sleepy_or_sleeping` deadlocks). Failure is
+        /// Relaxed, as at `get_sleepy`.
         #[inline]
         pub fn fall_asleep(&self) -> bool {
             self.state
@@ -440,14 +349,10 @@ impl CoreLatch {
         }
     }
 
-    /// The owner backs out between [`get_sleepy`](CoreLatch::get_sleepy)
-    /// and [`fall_asleep`](CoreLatch::fall_asleep): SLEEPY → UNSET, unless
-    /// the latch was set meanwhile (SET stays). Only a misuse that a
-    /// protocol catches at that point takes this step, on its way to a
-    /// panic. A setter never acts on SLEEPY (its `set` returns false), so
-    /// the SLEEPY this undoes told nobody anything. Relaxed: the owner
-    /// publishes nothing, and a failure means SET, which it reads through
-    /// `probe`.
+    /// The owner backs out between `get_sleepy` and `fall_asleep`, on its
+    /// way to a misuse panic: SLEEPY → UNSET, unless the latch was set.
+    /// Relaxed: a setter never acts on SLEEPY, the owner publishes nothing,
+    /// and a failure means SET, which it reads through `probe`.
     #[inline]
     pub(crate) fn stay_awake(&self) {
         self.record_holder(None);
@@ -457,27 +362,15 @@ impl CoreLatch {
     }
 
     internal! {
-        /// The owner is awake again (after sleeping, or after backing out of a
-        /// sleep): SLEEPING → UNSET, unless the latch was set meanwhile. For
-        /// protocol implementations.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let latch = eventcount::CoreLatch::new();
-        /// latch.set();
-        /// latch.wake_up(); // SET stays SET
-        /// assert!(latch.probe());
-        /// ```
+        /// The owner is awake again: SLEEPING → UNSET, unless the latch was
+        /// set meanwhile. For protocol implementations.
         #[inline]
         pub fn wake_up(&self) {
-            // Before the step: once the latch is UNSET another worker may step
-            // it, and its record must stand.
+            // Before the step: once UNSET the latch may be stepped by another
+            // worker, whose record must stand.
             self.record_holder(None);
-            // A failure means SET, which must stay. AcqRel is defensive (every
-            // model passes with Relaxed): only the owner leaves SLEEPING this
-            // way, and it publishes nothing; a setter that raced it wrote SET,
-            // which the owner reads through `probe`'s Acquire.
+            // A failure means SET, which stays. AcqRel is defensive (every
+            // model passes with Relaxed): the owner publishes nothing.
             let _ = self
                 .state
                 .compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Relaxed);

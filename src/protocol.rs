@@ -1,8 +1,6 @@
-//! [`SleepProtocol`]: the one interface a worker loop needs, so a
-//! scheduler can plug in either protocol. The trait stands below its
-//! implementations: [`JecSleep`](crate::JecSleep) in `src/jec/` and
-//! [`NotifierSleep`](crate::NotifierSleep) in `src/notifier/sleep.rs`
-//! implement it, and nothing here knows them.
+//! [`SleepProtocol`]: the one interface a worker loop needs. It stands
+//! below its implementations, [`JecSleep`](crate::JecSleep) (`src/jec/`)
+//! and [`NotifierSleep`](crate::NotifierSleep) (`src/notifier/sleep.rs`).
 
 use std::time::Instant;
 
@@ -14,23 +12,16 @@ use crate::round::Round;
 use crate::stats::SleepStats;
 use crate::unpark::Unpark;
 
-/// A round of no `park`, for the rounds that sleep on the protocol's own
-/// parker.
+/// A round's `park` for the rounds that sleep on the protocol's own parker.
 const NO_PARK: Option<fn(Option<Instant>)> = None;
 
-/// The one idle round that every `no_work_found` variant of
-/// [`SleepProtocol`] runs, each protocol's own, on its idle state `Idle`.
-/// The trait is public, as `eventcount::Rounds`, only with the `internals`
-/// feature: without it [`SleepProtocol`] is sealed, since implementing it
-/// means implementing this round, which only the latch's sleep steps (also
-/// `internals`) make possible outside this crate.
+/// The one idle round that every `no_work_found` variant runs, each
+/// protocol's own. Public, as `eventcount::Rounds`, only with `internals`
+/// (see "Sealed, unless `internals`" on [`SleepProtocol`]).
 pub trait Rounds<Idle> {
-    /// One empty round of the call `operation` (a name for panics): it
-    /// may search, announce the worker, or sleep, as
-    /// [`SleepProtocol::no_work_found`] describes. A sleep it starts ends
-    /// at `deadline` at the latest, and is in `park` if given
-    /// ([`SleepProtocol::no_work_found_parked`]); a round that starts past
-    /// `deadline` returns [`Round::PastDeadline`] at once.
+    /// One empty round of the call `operation` (named in panics), as
+    /// [`SleepProtocol::no_work_found`] describes, sleeping until `deadline`
+    /// at the latest, in `park` if given.
     fn round(
         &self,
         operation: &str,
@@ -44,59 +35,30 @@ pub trait Rounds<Idle> {
 
 /// How a pool of worker threads puts idle workers to sleep and wakes them.
 ///
-/// The methods follow a worker loop:
-///
-/// ```text
-/// let mut idle = sleep.start_looking(me);
-/// loop {
-///     if let Some(job) = find_work() { sleep.work_found(idle); run(job); break; }
-///     sleep.no_work_found(&mut idle, &latch, || any_work_visible());
-/// }
-/// ```
-///
-/// The same loop serves a worker's top-level idle loop and its waits for a
-/// job in flight (the stolen half of a `join`): the latch tells them apart.
-/// The top-level loop waits on [`CoreLatch::idle_loop`], set only to stop
-/// the worker; any other latch ([`CoreLatch::new`]) is set by a job, and a
-/// worker waiting on it is joining: the idle policy sizes its search for
-/// the job, and never counts it against a searcher cap.
-///
-/// Each round returns a [`Round`]: what it did (searched, announced the
-/// worker, slept) and why it returned, for a scheduler's park hooks and
-/// metrics. A worker whose sleep must happen elsewhere than on the
-/// protocol's own parker, in an I/O driver's poll for one, runs its rounds
-/// with [`no_work_found_parked`](SleepProtocol::no_work_found_parked) on a
-/// protocol built with an [`Unpark`] hook
-/// ([`try_new`](SleepProtocol::try_new)); the guide's "A
-/// worker that sleeps in a poller" shows one. A scheduler that caps its
-/// searchers asks [`may_search`](SleepProtocol::may_search) before it
-/// steals.
+/// A worker calls [`start_looking`](SleepProtocol::start_looking) when it
+/// runs out of work, [`no_work_found`](SleepProtocol::no_work_found) after
+/// each empty search round, and [`work_found`](SleepProtocol::work_found)
+/// when it finds work (see the example). The latch it waits on tells its
+/// top-level idle loop from a wait for a job in flight (see [`CoreLatch`],
+/// "Two kinds of wait"). Each round returns a [`Round`] saying what it did.
 ///
 /// Posting work: push first, then `new_internal_jobs` (the worker's own
 /// queue) or `new_injected_jobs` (a queue fed from outside the pool). A
-/// latch owned by a worker is set with [`set_latch`](SleepProtocol::set_latch),
-/// which wakes the owner only if it sleeps on the latch. Shutdown: make the
-/// stop condition visible to `has_work`, then `wake_all`.
+/// latch owned by a worker is set with [`set_latch`](SleepProtocol::set_latch).
+/// Shutdown: make the stop condition visible to `has_work`, then `wake_all`.
 ///
-/// Implemented by [`JecSleep`](crate::JecSleep) (Rayon's protocol) and
-/// [`NotifierSleep`](crate::NotifierSleep) (the
-/// [`Notifier`](crate::Notifier) event count with an idle policy). The
-/// trait's methods are the only way to call either protocol, so bring it
-/// into scope (`use eventcount::SleepProtocol;`) to use them. It is generic,
-/// never a trait object: a call compiles to the implementation's code.
+/// Bring the trait into scope to call [`JecSleep`](crate::JecSleep) or
+/// [`NotifierSleep`](crate::NotifierSleep). It is generic, never a trait object.
 ///
 /// # Sealed, unless `internals`
 ///
-/// A scheduler written against the trait accepts either protocol. Only this
-/// crate implements it: its bound `Rounds`, the one idle round every
-/// `no_work_found` variant runs, is public only with the `internals`
-/// feature, and so are the latch's sleep steps and the [`CapacityError`]
-/// constructor that an implementation needs. With that feature a protocol
-/// from outside plugs in (this repository's benchmarks measure an
-/// Eigen-style event count so), outside semantic versioning: an
-/// implementation must keep the latch protocol and the no-lost-wakeup
-/// argument of docs/jec-sleep.md on its own. Sealed, the trait can grow
-/// methods without breaking anyone.
+/// Only this crate implements the trait: its bound `Rounds`, the latch's
+/// sleep steps and the [`CapacityError`] constructor that an implementation
+/// needs are public only with the `internals` feature. With it, a protocol
+/// from outside plugs in (the benchmarks' Eigen-style event count does),
+/// outside semantic versioning: it must keep the latch protocol and the
+/// no-lost-wakeup argument of docs/jec-sleep.md on its own. Sealed, the
+/// trait can grow methods without breaking anyone.
 ///
 /// # Examples
 ///
@@ -145,13 +107,10 @@ where
         Self: 'a;
     /// A protocol for `workers` workers, indices `0..workers`, with the
     /// idle policy `policy`, or an error if `workers` is 0 or more than the
-    /// protocol can hold (65,535 for both of this crate's). `unpark` is the
-    /// hook that wakes a worker parked through
-    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked): a wake
-    /// that picks such a worker calls `unpark(worker)` in place of the
-    /// protocol's own futex wake. Workers that sleep in ordinary rounds are
-    /// woken as before, so a pool may mix the two, round by round. A
-    /// scheduler generic over the protocol builds it with this.
+    /// protocol can hold (65,535 for both of this crate's). `unpark`, if
+    /// given, wakes a worker parked through
+    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked) in
+    /// place of the protocol's own futex wake.
     ///
     /// # Examples
     ///
@@ -206,28 +165,20 @@ where
     /// [`work_found`](SleepProtocol::work_found), or is dropped.
     fn start_looking(&self, worker: usize) -> Self::Idle<'_>;
 
-    /// One search round found nothing. May spin, yield, or sleep. The
-    /// protocol calls `has_work` after announcing itself and before it
-    /// sleeps; it must report any work this worker would run (at least all
-    /// work announced with `new_injected_jobs`), and only work that its
-    /// next pass would take: a `true` sends the worker back to that pass
-    /// ([`Round::Withdrew`]), so work the pass skips (another worker's
-    /// queue while [`may_search`](SleepProtocol::may_search) says no) would
-    /// have it announce and withdraw again without ever blocking. `latch`
-    /// is what the worker waits on; its kind ([`CoreLatch::idle_loop`] or
-    /// [`CoreLatch::new`]) is read at the first round. The [`Round`] says what the round did:
-    /// whether the worker searched, announced itself, slept, and why it
-    /// returned.
+    /// One search round found nothing: the protocol may spin, yield, or
+    /// sleep. It calls `has_work` after announcing the worker and before it
+    /// sleeps; `has_work` must report any work this worker would run (at
+    /// least all work announced with `new_injected_jobs`), and only work its
+    /// next pass would take, or the worker would announce itself and
+    /// withdraw ([`Round::Withdrew`]) without ever blocking. `latch` is what
+    /// the worker waits on; its kind is read at the first round.
     ///
     /// # Panics
     ///
     /// Both protocols in this crate panic, naming this call and the
-    /// workers, when the worker's sleep attempt finds that another thread
-    /// is asleep or about to sleep with the same worker index (two threads
-    /// use one index), or that another worker is on `latch` (two workers
-    /// share one latch; see [`CoreLatch`], "Panics"). That thread's sleep is
-    /// left intact, and so are the protocol's counts and `latch`; the idle
-    /// state ends its search as the caller unwinds.
+    /// workers, if another thread sleeps or is about to with the same worker
+    /// index, or another worker is on `latch` (see [`CoreLatch`], "Panics").
+    /// That thread's sleep, the protocol's counts and `latch` are left intact.
     #[track_caller]
     fn no_work_found(
         &self,
@@ -238,30 +189,15 @@ where
         self.round("no_work_found", idle, latch, has_work, None, NO_PARK)
     }
 
-    /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline.
-    ///
-    /// - A round that starts before `deadline` is a round of
-    ///   `no_work_found`, except that a sleep it starts ends at `deadline`
-    ///   at the latest. It returns [`WaitOutcome::TimedOut`] if the deadline
-    ///   ended that sleep: the worker is then back to searching.
-    /// - A round that starts after the deadline (`Instant::now() >=
-    ///   deadline`) returns [`WaitOutcome::TimedOut`] at once, without
-    ///   searching or sleeping, and the worker stays counted idle. Its idle
-    ///   period stays where it was: a sleepy `JecSleep` worker tries to sleep
-    ///   at its next round. A `NotifierSleep` worker that announced itself
-    ///   in the round before withdraws, as it does when its final check
-    ///   finds work (keeping a notification that reached it: it counts as
-    ///   woken by it), and announces itself again at its next round.
-    /// - Every other round returns [`WaitOutcome::Notified`].
-    ///
-    /// Either way no wake meant for this worker or for anyone else is lost:
-    /// after `TimedOut`, as after any round, the caller searches again or
-    /// ends the search.
-    ///
-    /// In [`Round`]s: `TimedOut` is [`Round::TimedOut`] or
-    /// [`Round::PastDeadline`], and `Notified` is every other round.
-    /// [`no_work_found_parked`](SleepProtocol::no_work_found_parked) with a
-    /// `park` that sleeps until its deadline gives the [`Round`] itself.
+    /// [`no_work_found`](SleepProtocol::no_work_found) with a deadline: a
+    /// sleep the round starts ends at `deadline` at the latest. Returns
+    /// [`WaitOutcome::TimedOut`] if the deadline ended the sleep, or at once,
+    /// without searching or sleeping, for a round that starts after it
+    /// ([`Round::TimedOut`] or [`Round::PastDeadline`]); otherwise
+    /// [`WaitOutcome::Notified`]. No wake is lost either way: after
+    /// `TimedOut`, as after any round, the caller searches again or ends the
+    /// search (docs/jec-sleep.md and docs/notifier.md give each protocol's
+    /// steps).
     ///
     /// # Panics
     ///
@@ -283,44 +219,25 @@ where
 
     /// A round of [`no_work_found`](SleepProtocol::no_work_found) in which
     /// the worker, if it sleeps, sleeps in `park` instead of the protocol's
-    /// own parker: in an I/O driver's poll, for one. A round that starts
-    /// after `deadline` returns [`Round::PastDeadline`] at once, as
-    /// [`no_work_found_until`](SleepProtocol::no_work_found_until) does.
+    /// own parker: in an I/O driver's poll, for one. A pool may mix such
+    /// rounds with ordinary ones. A round that starts after `deadline`
+    /// returns [`Round::PastDeadline`] at once.
     ///
-    /// The protocol calls `park(deadline)` after its final check, once the
-    /// worker is registered as parked externally; a wake that picks the
-    /// worker then calls the [`Unpark`] hook given at construction
-    /// ([`try_new`](SleepProtocol::try_new)) with its
-    /// index. `park` must keep a driver's contract with that hook:
-    /// - an unpark that came before the call makes `park` return at once;
-    /// - `park` returns by `deadline` (if given), or after an unpark, and it
-    ///   may return at any other time (spuriously, or for its own reason).
-    ///
-    /// After `park` returns the protocol decides the race with the wakers:
-    /// if a wake reached the worker, the round is [`Round::Woken`];
-    /// otherwise the worker withdraws from the sleepers exactly as on a
-    /// timeout, taking no wake from anyone ([`Round::TimedOut`] if the
-    /// deadline has passed, [`Round::ParkReturned`] if not). After such an
-    /// unwoken return the worker also leaves its idle period, in the same
-    /// step: the park returned for its own reason (a driver's events, its
-    /// timers), so the worker counts as busy while it runs that work. No
-    /// post counted on it, so ending the search then wakes nobody (no
-    /// hand-off), and the next round counts it idle again and starts a new
-    /// search. Keep the state and call the next round, or end the search
-    /// with `work_found`: either is right. `park` may be
-    /// called again in the same round, with no deadline, only when a waker
-    /// has claimed the worker and is about to call the hook (`JecSleep`'s
-    /// claimed state): that call returns at the hook.
-    ///
-    /// Every other outcome is that of `no_work_found`. A pool may mix
-    /// workers that park here with workers that sleep in ordinary rounds.
+    /// The protocol calls `park(deadline)` after its final check; a wake that
+    /// picks the worker then calls the [`Unpark`] hook given to
+    /// [`try_new`](SleepProtocol::try_new). `park` must return at once after
+    /// an unpark that came before the call, and by `deadline` (if given); it
+    /// may return at any other time. A return with no wake ends the round as
+    /// [`Round::TimedOut`] past the deadline, else [`Round::ParkReturned`],
+    /// and takes the worker out of its idle period: it has work of its own.
+    /// Keep the state and call the next round, or end the search with
+    /// `work_found`: either is right.
     ///
     /// # Panics
     ///
     /// As [`no_work_found`](SleepProtocol::no_work_found); and, for the
-    /// protocols in this crate, if the protocol was built without an
-    /// [`Unpark`] hook, when the worker would park (before anything is
-    /// written).
+    /// protocols in this crate, if the protocol has no [`Unpark`] hook, when
+    /// the worker would park (before anything is written).
     ///
     /// # Examples
     ///
@@ -361,17 +278,11 @@ where
         self.round(operation, idle, latch, has_work, deadline, Some(park))
     }
 
-    /// Whether the searching worker may search other workers' queues
-    /// (steal) now, under the policy's searcher bound: a scheduler that
-    /// caps its searchers calls it before its steal pass, and a worker told
-    /// `false` skips the pass and goes on with its rounds (which send it to
-    /// sleep). A `true` may take one of the cap's slots for this search,
-    /// which the worker holds until its announcement or the end of its
-    /// search. `latch` is the one the worker's rounds wait on: a joining
-    /// worker is never capped, and neither is a pool that the default
-    /// policy finds has more workers than CPUs ([`IdlePolicy`]).
-    ///
-    /// The default answers `true` (a protocol without a cap).
+    /// Whether the searching worker may steal now, under the policy's
+    /// searcher cap: a worker told `false` skips its steal pass and goes on
+    /// with its rounds. A `true` may take a slot of the cap until the
+    /// worker's announcement or the end of its search. A joining worker
+    /// (per `latch`) is never capped. The default answers `true`.
     ///
     /// # Examples
     ///
@@ -398,10 +309,8 @@ where
     }
 
     /// The worker's search found work (or its latch was set): it is no
-    /// longer idle. Takes the search's state, so each `start_looking` ends
-    /// exactly once; the policy learns from how the search went. Dropping
-    /// the state also ends the search, without learning: a loop that
-    /// unwinds while idle leaves the protocol's counts right.
+    /// longer idle, and the policy learns from the search. Dropping the
+    /// state also ends the search, without learning.
     fn work_found(&self, idle: Self::Idle<'_>);
 
     /// `n` jobs were pushed to the calling worker's own queue.
@@ -417,15 +326,13 @@ where
     /// Set `latch`, owned by worker `owner`, and wake the owner if it
     /// sleeps on it: [`CoreLatch::set`], then
     /// [`notify_worker_latch_is_set`](SleepProtocol::notify_worker_latch_is_set)
-    /// only if `set` said so.
+    /// if needed.
     ///
     /// # Panics
     ///
     /// If `owner` is out of range, or if another worker is asleep or about
-    /// to sleep on `latch` (this crate's protocols record who steps a
-    /// latch): a latch is set with the index of the worker that waits on
-    /// it, and a wake sent to another worker would leave the sleeper asleep
-    /// for good. The latch is then left as it was, and its sleeper asleep.
+    /// to sleep on `latch`: a wake sent to it would leave the sleeper asleep
+    /// for good. The latch is then left as it was.
     #[track_caller]
     fn set_latch(&self, latch: &CoreLatch, owner: usize) {
         let capacity = self.capacity();
@@ -448,10 +355,9 @@ where
     #[must_use]
     fn stats(&self) -> SleepStats;
 
-    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats): its
-    /// sleeps, the wakes made to it, and its idle periods. The default body
-    /// returns zeros, for an implementation that does not count per
-    /// worker; both protocols of this crate count.
+    /// Worker `worker`'s share of [`stats`](SleepProtocol::stats). The
+    /// default returns zeros, for an implementation that does not count per
+    /// worker.
     ///
     /// # Panics
     ///
@@ -477,10 +383,8 @@ where
     fn num_sleeping(&self) -> usize;
 }
 
-/// A round's sleep ended with no wake: [`Round::TimedOut`] if the deadline
-/// passed or the sleep was the protocol's own (which returns early only at
-/// its deadline), [`Round::ParkReturned`] if the caller's `park` returned
-/// before it.
+/// A round's sleep ended with no wake: [`Round::ParkReturned`] if the
+/// caller's `park` returned before the deadline, else [`Round::TimedOut`].
 pub(crate) fn withdrew(external: bool, deadline: Option<Instant>) -> Round {
     if external && deadline.is_none_or(|deadline| Instant::now() < deadline) {
         Round::ParkReturned

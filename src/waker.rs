@@ -13,64 +13,19 @@ const IDLE: u32 = 0;
 const WOKEN: u32 = 1;
 
 /// The `Waker` of a thread that sleeps on a [`Notifier`]: a wake raises a
-/// flag, then notifies the waiter, and the sleeping
-/// thread reads the flag as its wait condition.
-///
-/// A `Waker` must be `'static` and may be woken from any thread; an
-/// `Arc<Notifier>` inside makes it so, and `Waker::from(Arc<WaiterWaker>)`
-/// (or [`waker`](WaiterWaker::waker)) turns it into one. It is the
-/// protocol of [`Notifier`] with "a wake was asked for" as the condition:
+/// flag, then notifies the waiter, and the sleeping thread reads the flag
+/// as its wait condition. The `Arc<Notifier>` inside makes it `'static`;
+/// [`waker`](WaiterWaker::waker) turns it into a `Waker`.
 ///
 /// 1. a waker raises the flag (Release), then notifies;
 /// 2. the sleeper calls [`prepare_wait`](Notifier::prepare_wait), then
 ///    [`take_woken`](WaiterWaker::take_woken): if a wake was asked for, it
 ///    cancels and polls again; if not, it commits and sleeps.
 ///
-/// The notify's fence and the prepare's fence order the two: a wake raised
-/// before the sleeper's check is seen by the check, and one raised after it
-/// finds the sleeper announced and wakes it. No wake is lost, and a wake
-/// that finds the thread awake costs one swap and one notify with nobody
-/// waiting (a fence and a load, no syscall).
-///
-/// [`for_waiter`](WaiterWaker::for_waiter) wakes one waiter slot, the
-/// thread that owns it (a `block_on`). An executor whose tasks wake by
-/// pushing themselves on a run queue does not need it: its task's own
-/// `Wake` pushes, then calls [`notify_one`](Notifier::notify_one) (the
-/// guide's "Async" section shows both).
-///
-/// # Examples
-///
-/// A `block_on` in a few lines: the thread polls, and sleeps on slot 0
-/// between polls.
-///
-/// ```
-/// use eventcount::{Notifier, WaiterWaker};
-/// use std::future::Future;
-/// use std::pin::pin;
-/// use std::sync::Arc;
-/// use std::task::{Context, Poll};
-///
-/// fn block_on<F: Future>(notifier: &Arc<Notifier>, wid: usize, future: F) -> F::Output {
-///     let wake = WaiterWaker::for_waiter(notifier.clone(), wid);
-///     let waker = wake.waker();
-///     let mut cx = Context::from_waker(&waker);
-///     let mut future = pin!(future);
-///     loop {
-///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-///             return out;
-///         }
-///         let wait = notifier.prepare_wait(wid);
-///         if wake.take_woken() {
-///             notifier.cancel_wait(wait); // woken since the poll: poll again
-///         } else {
-///             notifier.commit_wait(wait); // sleep until a wake
-///         }
-///     }
-/// }
-///
-/// let notifier = Arc::new(Notifier::new(1));
-/// assert_eq!(block_on(&notifier, 0, async { 6 * 7 }), 42);
-/// ```
+/// The notify's fence and the prepare's fence order the two, so no wake is
+/// lost. The guide's "Async" section has a `block_on` on it, and an
+/// executor whose tasks wake by pushing themselves on a run queue, which
+/// needs no `WaiterWaker`.
 pub struct WaiterWaker {
     notifier: Arc<Notifier>,
     /// The slot whose waiter a wake reaches.
@@ -80,14 +35,12 @@ pub struct WaiterWaker {
 }
 
 impl WaiterWaker {
-    /// A waker for the waiter in slot `wid` of `notifier`: a wake raises
-    /// the flag and wakes that waiter only
-    /// ([`notify_waiter`](Notifier::notify_waiter)).
+    /// A waker for the waiter in slot `wid` of `notifier`: a wake raises the
+    /// flag and wakes that waiter only ([`notify_waiter`](Notifier::notify_waiter)).
     ///
     /// # Panics
     ///
-    /// If `wid >= notifier.capacity()`: here, rather than at a wake on
-    /// whatever thread wakes it.
+    /// If `wid >= notifier.capacity()`: here, not at a wake on another thread.
     ///
     /// # Examples
     ///
@@ -140,11 +93,10 @@ impl WaiterWaker {
         Waker::from(self.clone())
     }
 
-    /// Whether a wake was asked for since the last `take_woken`, and lower
-    /// the flag: the sleeper's check, between
-    /// [`prepare_wait`](Notifier::prepare_wait) and the commit. Acquire:
-    /// what the waker wrote before its wake is visible once this returns
-    /// true.
+    /// Whether a wake was asked for since the last `take_woken`, lowering the
+    /// flag: the sleeper's check between [`prepare_wait`](Notifier::prepare_wait)
+    /// and the commit. Acquire: the waker's writes before its wake are
+    /// visible once this returns true.
     ///
     /// # Examples
     ///
@@ -171,9 +123,8 @@ impl Wake for WaiterWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // The condition first (Release: what the waker wrote before the wake
-        // goes with it), then the notify, whose SeqCst fence pairs with the
-        // sleeper's prepare.
+        // The flag first (Release: the waker's writes go with it), then the
+        // notify, whose SeqCst fence pairs with the sleeper's prepare.
         self.woken.store(WOKEN, Ordering::Release);
         self.notifier.notify_waiter(self.wid);
     }

@@ -6,9 +6,8 @@
 //! | 16..32 | `inactive` | workers between `start_looking` and `work_found` (idle + sleeping) |
 //! | 32..64 | `jec`      | jobs event counter: even = some worker got sleepy since the last post, odd = work was posted since |
 //!
-//! One `AtomicU64` on every target, so the JEC is 32 bits even where Rayon's
-//! is 16. The JEC sits in the high bits and wraps off the top of the word
-//! without disturbing the thread counts. `sleeping <= inactive` always.
+//! One `AtomicU64` on every target, so the JEC has 32 bits where Rayon's may
+//! have 16; it is the top field, so its wrap leaves the thread counts alone.
 
 use static_assertions::const_assert;
 
@@ -33,17 +32,6 @@ const_assert!(MAX_WORKERS == 65_535);
 internal! {
     /// A snapshot of [`JecSleep`](crate::JecSleep)'s counters word, decoded
     /// (the layout is in [docs/jec-sleep.md](crate::docs::jec_sleep)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use eventcount::SleepProtocol;
-    ///
-    /// let sleep = eventcount::JecSleep::new(4);
-    /// let c = sleep.counters();
-    /// assert_eq!((c.sleeping(), c.inactive(), c.awake_but_idle()), (0, 0, 0));
-    /// assert!(c.jec_is_active()); // nobody got sleepy yet
-    /// ```
     #[derive(Clone, Copy, PartialEq, Eq)]
     pub struct JecCounters(u64);
 }
@@ -61,9 +49,8 @@ impl JecCounters {
         ((self.0 >> INACTIVE_SHIFT) & THREAD_MASK) as usize
     }
 
-    /// Workers looking for work and not asleep: they will find new work
-    /// without being woken. (Saturating: the protocol keeps `sleeping <=
-    /// inactive`, and a decoder must not panic on a word it is handed.)
+    /// Workers looking for work and not asleep: they find new work unwoken.
+    /// Saturating, so that a decoder never panics on a word it is handed.
     #[must_use]
     pub fn awake_but_idle(self) -> usize {
         self.inactive().saturating_sub(self.sleeping())
@@ -100,10 +87,9 @@ impl std::fmt::Debug for JecCounters {
     }
 }
 
-/// The counters word. Orderings: every RMW is AcqRel and every load
-/// Acquire; the two handshakes that need sequential consistency are explicit
-/// `fence(SeqCst)` calls in `JecSleep` (loom models fences exactly, and
-/// treats SeqCst accesses as AcqRel anyway).
+/// The counters word: every RMW AcqRel, every load Acquire; the two
+/// handshakes that need sequential consistency are explicit `fence(SeqCst)`
+/// calls in `JecSleep`, which loom models exactly.
 pub(crate) struct AtomicCounters {
     value: AtomicU64,
 }
@@ -116,21 +102,17 @@ impl AtomicCounters {
         }
     }
 
-    /// Defensive Acquire (every model passes with Relaxed): a reader that
-    /// acts on the counts does so after the PushFence or the SleepFence, or
-    /// through a CAS on this word, which carry the handshakes.
+    /// Defensive Acquire (every model passes with Relaxed): the PushFence,
+    /// the SleepFence and the CASes on this word carry the handshakes.
     #[inline]
     pub(crate) fn load(&self) -> JecCounters {
         JecCounters(self.value.load(Ordering::Acquire))
     }
 
-    /// A worker starts looking for work, unless `workers` already are
-    /// (which means a search was never ended): then the word is left as it
-    /// was and the counters are the error. Ok holds the counters as they
-    /// were. A CAS loop, so that a misuse never publishes a count above
-    /// `workers` for another thread to act on. Defensive AcqRel: only the
-    /// count matters, and an RMW reads the latest count whatever its
-    /// ordering; every model passes with Relaxed.
+    /// A worker starts looking, unless `workers` already are (a search was
+    /// never ended): then the word is left as it was, so that no thread acts
+    /// on a count above `workers`, and the counters are the error. Defensive
+    /// AcqRel: an RMW reads the latest count whatever its ordering.
     #[inline]
     pub(crate) fn try_add_inactive(&self, workers: usize) -> Result<JecCounters, JecCounters> {
         let mut current = self.load();
@@ -150,17 +132,14 @@ impl AtomicCounters {
         }
     }
 
-    /// A worker's search ended. Returns the counters as they were
-    /// (`JecSleep` picks whom to wake from them). Only an idle state's end
-    /// calls it, and each holds one count, so it never underflows.
-    /// Load-bearing AcqRel: with Relaxed, loom finds a deadlock in
-    /// `two_posters_two_sleepers`.
+    /// A worker's search ended; returns the old counters, from which
+    /// `JecSleep` picks whom to wake. Each idle state holds one count, so no
+    /// underflow. Load-bearing AcqRel: Relaxed deadlocks `two_posters_two_sleepers`.
     #[inline]
     pub(crate) fn sub_inactive(&self) -> JecCounters {
         let old = JecCounters(self.value.fetch_sub(ONE_INACTIVE, Ordering::AcqRel));
-        // The worker ending its search is awake, so it is inactive but not
-        // sleeping: a sleeper let go before its waker uncounted it breaks
-        // this (the CLAIMED state exists to prevent it).
+        // The ending worker is awake: a sleeper let go before its waker
+        // uncounted it would break this (CLAIMED prevents it).
         debug_assert!(
             old.inactive() > old.sleeping(),
             "sub_inactive: {old:?} has no awake inactive worker"
@@ -168,10 +147,8 @@ impl AtomicCounters {
         old
     }
 
-    /// Take one worker off the sleeping count: by the waker that claimed it,
-    /// or by a would-be sleeper undoing its own registration. Defensive
-    /// AcqRel: the sleep word's CAS decides who uncounts, and every model
-    /// passes with Relaxed.
+    /// One worker off the sleeping count, by its waker or by itself undoing
+    /// its registration. Defensive AcqRel: the sleep word's CAS decides who.
     #[inline]
     pub(crate) fn sub_sleeping(&self) {
         let old = JecCounters(self.value.fetch_sub(ONE_SLEEPING, Ordering::AcqRel));
@@ -181,11 +158,9 @@ impl AtomicCounters {
         );
     }
 
-    /// Take one worker off the sleeping count and the inactive count in one
-    /// RMW: a sleeper whose park of the caller's returned with no wake
-    /// leaves its idle period outright, and no poster may see it awake and
-    /// idle on the way out (it would cover a post that nobody then
-    /// searches for). Defensive AcqRel, as `sub_sleeping`.
+    /// Off the sleeping and inactive counts in one RMW: a sleeper whose park
+    /// returned unwoken leaves its idle period, and no poster may see it
+    /// awake and idle on the way out. Defensive AcqRel, as `sub_sleeping`.
     #[inline]
     pub(crate) fn sub_sleeping_and_inactive(&self) {
         let old = JecCounters(
@@ -198,11 +173,9 @@ impl AtomicCounters {
         );
     }
 
-    /// Register one sleeper, if the word still equals `old` (so the JEC has
-    /// not moved since the caller last looked). One CAS does both.
-    /// Load-bearing AcqRel on success: with Relaxed, loom finds a deadlock
-    /// in `internal_job_between_sleepy_and_sleeping`. Relaxed on failure:
-    /// the caller loads the word again.
+    /// Register one sleeper if the word still equals `old` (the JEC has not
+    /// moved). Load-bearing AcqRel on success: Relaxed deadlocks
+    /// `internal_job_between_sleepy_and_sleeping`. Relaxed on failure: the caller reloads.
     #[inline]
     pub(crate) fn try_add_sleeping(&self, old: JecCounters) -> bool {
         debug_assert!(old.sleeping() < old.inactive(), "try_add_sleeping: {old:?}");
@@ -216,11 +189,9 @@ impl AtomicCounters {
             .is_ok()
     }
 
-    /// Bump the JEC if `increment(current)` says so; return the counters as
-    /// left (the JEC in the result fails `increment`). Defensive AcqRel and
-    /// Acquire: the bump races the sleeper's registration CAS on this very
-    /// word, and the modification order alone decides that race; every model
-    /// passes with Relaxed.
+    /// Bump the JEC if `increment(current)` says so; returns the counters as
+    /// left. Defensive AcqRel and Acquire: the modification order of this one
+    /// word decides the race with the registration CAS.
     #[inline]
     pub(crate) fn increment_jec_if(&self, increment: impl Fn(JecCounters) -> bool) -> JecCounters {
         let mut current = self.load();
@@ -243,9 +214,8 @@ impl AtomicCounters {
         }
     }
 
-    /// Test hook: move the JEC by `delta` (wrapping), standing in for
-    /// `delta` increments by other workers: `u32::MAX` is a full rollover
-    /// minus one, which no loom model could otherwise reach.
+    /// Test hook: move the JEC by `delta`, wrapping, as `delta` posts would:
+    /// `u32::MAX` is a rollover minus one, which no loom model could reach.
     #[cfg(test)]
     pub(crate) fn add_jec_wrapping(&self, delta: u32) {
         let mut current = self.value.load(Ordering::Relaxed);

@@ -9,12 +9,9 @@
 //! | `worker.rs`   | one worker's sleep word, which wakers claim                |
 //! | `idle.rs`     | [`JecIdle`], what an idle worker carries between rounds    |
 //!
-//! The protocol's operations are the methods of [`SleepProtocol`] and
-//! nothing else, as for [`NotifierSleep`](crate::NotifierSleep): one
-//! contract, documented once on the trait, that a scheduler generic over
-//! the protocol and one that names `JecSleep` call in the same words, with
-//! no forwarding layer between the two to drift. What is inherent is what
-//! only this type has: its constructors, its policy, and its counters.
+//! The protocol's operations are the methods of [`SleepProtocol`], as for
+//! [`NotifierSleep`](crate::NotifierSleep), documented once on the trait;
+//! inherent here is only what this type has: constructors, policy, counters.
 
 mod counters;
 mod idle;
@@ -66,57 +63,21 @@ pub use idle::JecIdle;
 /// // latches: sleep.set_latch(&latch, owner)
 /// ```
 ///
-/// Compared with rayon-core: the counters are one `AtomicU64` on every
-/// target (32-bit JEC, 65,535 workers); a sleeper parks on its own futex word
-/// with no mutex (the handshake with wakers is model-checked under loom); the
-/// idle rounds are an [`IdlePolicy`], by default a search budget in time
-/// that each worker learns. [docs/jec-sleep.md](crate::docs::jec_sleep) lists the rest.
-///
-/// # Examples
-///
-/// One worker sleeping until an injected job arrives:
-///
-/// ```
-/// use eventcount::{CoreLatch, JecSleep, SleepProtocol};
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
-/// use std::thread;
-///
-/// let sleep = Arc::new(JecSleep::new(1));
-/// let injected = Arc::new(AtomicUsize::new(0));
-///
-/// let worker = {
-///     let (sleep, injected) = (sleep.clone(), injected.clone());
-///     thread::spawn(move || {
-///         let latch = CoreLatch::idle_loop(); // never set in this example
-///         let mut idle = sleep.start_looking(0);
-///         loop {
-///             if injected.swap(0, Ordering::AcqRel) > 0 {
-///                 sleep.work_found(idle);
-///                 return;
-///             }
-///             sleep.no_work_found(&mut idle, &latch, || injected.load(Ordering::Acquire) > 0);
-///         }
-///     })
-/// };
-///
-/// let was_empty = injected.fetch_add(1, Ordering::Release) == 0;
-/// sleep.new_injected_jobs(1, was_empty);
-/// worker.join().unwrap();
-/// ```
+/// Compared with rayon-core: one `AtomicU64` of counters on every target, a
+/// futex word per sleeper in place of its mutex, and an [`IdlePolicy`] for
+/// the rounds, by default a search budget in time that each worker learns
+/// ([docs/jec-sleep.md](crate::docs::jec_sleep) lists the rest).
 pub struct JecSleep {
     counters: CachePadded<AtomicCounters>,
     workers: Box<[CachePadded<Worker>]>,
     pool: PoolIdle,
     /// Wakes a worker asleep in its caller's `park`
-    /// ([`SleepProtocol::no_work_found_parked`]); read only by a waker that
-    /// claims one.
+    /// ([`SleepProtocol::no_work_found_parked`]), for the waker that claims it.
     unpark: Option<Unpark>,
 }
 
-/// One worker's part of the protocol, on its own cache line: its sleep
-/// word, which wakers claim, and what its idle periods learned and cost,
-/// which only it writes.
+/// One worker's part, on its own cache line: its sleep word, which wakers
+/// claim, and what its idle periods learned and cost, which only it writes.
 struct Worker {
     sleep: WorkerSleep,
     idle: WorkerIdle,
@@ -147,15 +108,6 @@ impl JecSleep {
 
     internal! {
         /// A snapshot of the counters (sleeping, inactive, JEC).
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::SleepProtocol;
-        ///
-        /// let sleep = eventcount::JecSleep::new(1);
-        /// assert_eq!(sleep.counters().sleeping(), 0);
-        /// ```
         #[must_use]
         pub fn counters(&self) -> JecCounters {
             self.counters.load()
@@ -197,9 +149,8 @@ impl JecSleep {
         self.pool.slots.release(&mut idle.period.slot);
         let to_wake = if self.pool.capped() {
             // The hand-off: the last awake idle worker wakes one sleeper to
-            // search in its place. A post that an awake idle worker covered
-            // woke nobody, and that worker may be taking other work: this
-            // is what keeps such a job from waiting while a worker sleeps.
+            // search in its place, since a post it covered woke nobody and it
+            // may be taking other work, so that such a job never waits.
             if before.awake_but_idle() == 1 {
                 before.sleeping().min(1)
             } else {
@@ -215,9 +166,8 @@ impl JecSleep {
         }
     }
 
-    /// `inactive += 1` for a worker that starts looking (or looks again
-    /// after its park's own return), refusing to count more than every
-    /// worker.
+    /// `inactive += 1` for a worker that starts looking (or looks again after
+    /// its park's own return), refusing to count more than every worker.
     #[inline]
     #[track_caller]
     fn count_inactive(&self, operation: &str, worker: usize) {
@@ -301,9 +251,8 @@ impl JecSleep {
         }
         // 6. SleepFence: pairs with the PushFence of `new_injected_jobs`.
         fence(Ordering::SeqCst);
-        // 7. The final check for injected work (the JEC may have rolled over).
-        //    It is the caller's code and runs while we are counted asleep:
-        //    if it panics, the guard backs the registration out first.
+        // 7. The final check for injected work (the JEC may have rolled over),
+        //    the caller's code: if it panics, the guard backs us out first.
         let guard = Unregister {
             sleep: self,
             worker,
@@ -316,11 +265,10 @@ impl JecSleep {
             idle.period.search_again();
             return Round::Withdrew;
         }
-        // 8. Sleep until a waker claims us (it uncounts us), or the deadline:
-        //    on the futex word, or in the caller's `park` once SLEEPING ->
-        //    SLEEPING_EXTERNAL (a waker then calls the hook). A `park` that
-        //    returns unclaimed is a timeout: our CAS out of the sleep state
-        //    races the wakers, and the winner uncounts us.
+        // 8. Sleep until a waker claims (and uncounts) us, or the deadline: on
+        //    the futex word, or in the caller's `park` once SLEEPING_EXTERNAL
+        //    (a waker then calls the hook). A `park` that returns unclaimed is
+        //    a timeout: our CAS races the wakers', and the winner uncounts us.
         let worker_idle = &self.workers[idle.worker].idle;
         idle.period.sleeping(worker_idle);
         let external = park.is_some();
@@ -351,11 +299,9 @@ impl JecSleep {
         };
         if matches!(ended, Round::TimedOut | Round::ParkReturned) {
             // Our CAS beat every waker: we uncount ourselves. Out of the
-            // caller's park, the worker also leaves its idle period, in the
-            // same RMW: the park returned for its own reason (a driver's
-            // event), so the worker has work of its own, no post counted on
-            // it, and its end hands off nothing. Its next round counts it
-            // back in.
+            // caller's park the worker also leaves its idle period, in the same
+            // RMW: the park returned for its own reason, so it has work of its
+            // own, no post counted on it, and its next round counts it back in.
             if external {
                 self.counters.sub_sleeping_and_inactive();
                 idle.counted = false;
@@ -372,9 +318,8 @@ impl JecSleep {
         ended
     }
 
-    /// Back out a registered sleeper that is not going to sleep: leave
-    /// SLEEPING and uncount ourselves, unless a waker claimed us first (it
-    /// uncounted us); then the latch back to UNSET.
+    /// Back out a registered sleeper that is not going to sleep: uncount
+    /// ourselves unless a waker claimed us first, then the latch back to UNSET.
     fn unregister(&self, worker: &WorkerSleep, latch: &CoreLatch) {
         if worker.cancel_sleep() {
             self.counters.sub_sleeping();
@@ -464,10 +409,9 @@ impl JecSleep {
         }
     }
 
-    /// The sleeping worker whose sleep began last, by the start its sleep
-    /// records for `SleepStats` (Relaxed: a hint, and the claim that
-    /// follows decides). A worker registered and not yet stamped is left to
-    /// the index scan. Under loom every stamp is 0: the lowest index.
+    /// The sleeping worker whose sleep began last, by the start it records
+    /// for `SleepStats` (Relaxed: a hint; the claim decides). Unstamped
+    /// sleepers are left to the index scan; under loom every stamp is 0.
     fn newest_sleeper(&self) -> Option<usize> {
         let mut newest = None;
         let mut latest = 0;
@@ -516,17 +460,15 @@ impl<'a> Rounds<JecIdle<'a>> for JecSleep {
             idle.worker
         );
         if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it, even
-            // if the round goes no further.
+            // First round since the caller's park returned unwoken: counted
+            // idle again, as `start_looking` counts, even if it goes no further.
             self.count_inactive(operation, idle.worker);
             idle.counted = true;
         }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            // Past the deadline: no search, no sleep. The state stays as it
-            // is, so a later round goes on from where this one would have
-            // (a sleepy worker's next round tries to sleep, and its
-            // remembered JEC still catches any post since).
+            // Past the deadline: no search, no sleep, the state untouched, so a
+            // later round goes on from here (a sleepy worker's next round tries
+            // to sleep, and its remembered JEC still catches any post since).
             return Round::PastDeadline;
         }
         let step = idle
@@ -542,10 +484,9 @@ impl<'a> Rounds<JecIdle<'a>> for JecSleep {
             Step::Sleepy => {
                 // The period gave back its searcher slot.
                 idle.sleepy_jec = Some(self.announce_sleepy());
-                // rayon-core yields here, as in its search rounds. A phase
-                // that searched no round (tokio's policy, a budget of 0)
-                // does not: the yield is a system call, and a worker that
-                // sleeps at once gains nothing from it.
+                // rayon-core yields here, as in its search rounds; a phase that
+                // searched no round (tokio's policy) does not: a worker that
+                // sleeps at once gains nothing from the system call.
                 if idle.period.rounds() > 0 {
                     sync::yield_now();
                 }
@@ -635,8 +576,6 @@ impl SleepProtocol for JecSleep {
         }
     }
 
-    // A SeqCst fence first, so a worker that registers as a sleeper
-    // afterwards sees the shutdown condition in its final check.
     fn wake_all(&self) {
         // WakeAllFence: pairs with the SleepFence as the PushFence does, so a
         // worker registering after it sees the shutdown in its final check.
@@ -670,9 +609,8 @@ impl SleepProtocol for JecSleep {
     }
 }
 
-/// Runs `unregister` if the caller's final check unwinds, so a panicking
-/// `has_work` leaves neither a phantom sleeper in the counters nor
-/// the latch stuck at SLEEPING.
+/// Runs `unregister` if the caller's final check unwinds, leaving neither
+/// a phantom sleeper in the counters nor the latch stuck at SLEEPING.
 struct Unregister<'a> {
     sleep: &'a JecSleep,
     worker: &'a WorkerSleep,

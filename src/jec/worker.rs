@@ -11,35 +11,12 @@
 //! | `SLEEPING_EXTERNAL` | yes                 | registered; asleep in its caller's `park`, or about to be: a waker calls the `Unpark` hook |
 //!
 //! The sleeper moves AWAKE → REGISTERING before it can be counted, and
-//! REGISTERING → SLEEPING (a CAS) only after its counters CAS succeeded. So
-//! a waker that saw `sleeping > 0` finds every counted sleeper in
-//! REGISTERING or SLEEPING, never half-registered and invisible (the lost
-//! wake in Blitz's port, which reads a flag set after the count):
-//! - SLEEPING: the waker claims it (CAS → CLAIMED), takes it off the count
-//!   (the waker decrements, as in Rayon), then stores AWAKE and makes the
-//!   futex wake. The sleeper leaves only on AWAKE, so it is never running
-//!   while still counted (Rayon gets the same from holding the sleeper's
-//!   mutex across the decrement);
-//! - REGISTERING: the waker leaves WAKE_REQUESTED and decrements nothing.
-//!   The sleeper's REGISTERING → SLEEPING CAS then fails; if it had counted
-//!   itself it uncounts itself, and it goes back to searching.
-//!
-//! Every counted sleeper is uncounted exactly once: by the waker that wins
-//! the CAS out of SLEEPING, or by the sleeper itself when it never reached
-//! SLEEPING or left it by its own CAS (the final injected-jobs check).
-//!
-//! A sleeper that parks in its caller's `park` makes its final check as
-//! SLEEPING, like any other, then moves SLEEPING → SLEEPING_EXTERNAL (a
-//! CAS) and calls `park`. A waker claims SLEEPING_EXTERNAL as it claims
-//! SLEEPING (→ CLAIMED, uncount, AWAKE), and then calls the `Unpark` hook
-//! in place of the futex wake. When `park` returns, the sleeper's CAS
-//! SLEEPING_EXTERNAL → AWAKE races the wakers as a timed-out sleeper's
-//! does: if it wins, the sleeper uncounts itself; if it finds CLAIMED, a
-//! waker is between its claim and its AWAKE, and the hook comes after that
-//! AWAKE, so the sleeper parks again (with no deadline) until it does. If
-//! the SLEEPING → SLEEPING_EXTERNAL CAS fails, a waker claimed the worker
-//! as a futex sleeper: it waits for AWAKE on the futex word, as a sleeper
-//! does.
+//! REGISTERING → SLEEPING only after its counters CAS, so a waker that saw
+//! `sleeping > 0` finds every counted sleeper REGISTERING or SLEEPING, never
+//! half-registered (Blitz's lost wake). Whoever wins the CAS out of SLEEPING
+//! (or SLEEPING_EXTERNAL) uncounts the sleeper, once; a claimed sleeper runs
+//! only after its waker's AWAKE. The argument, external parking included, is
+//! in [docs/jec-sleep.md](crate::docs::jec_sleep), "Why nothing is lost".
 
 use crate::sync::{Futex, Ordering};
 
@@ -63,8 +40,7 @@ pub(crate) enum Wake {
     /// It was asleep (counted): claimed; the waker uncounts and wakes it.
     WokeSleeper,
     /// It was asleep in its caller's `park` (counted): claimed; the waker
-    /// uncounts it, lets it go ([`WorkerSleep::release_claimed`]) and calls
-    /// the `Unpark` hook.
+    /// uncounts it, [releases](WorkerSleep::release_claimed) it and calls the hook.
     WokeExternal,
     /// It was registering: told not to sleep.
     Stopped,
@@ -83,14 +59,11 @@ impl WorkerSleep {
         }
     }
 
-    /// Sleeper: about to register, AWAKE → REGISTERING. A CAS, not a
-    /// store: the word is AWAKE whenever its worker is not in a sleep
-    /// attempt, so finding anything else means another thread is in one
-    /// with the same worker index. Then the word is left as it was (that
-    /// thread's sleep and its count stay intact) and its state is the
-    /// error, for the caller's panic. Relaxed on both sides: the counters
-    /// CAS that follows (AcqRel) publishes REGISTERING to any waker that
-    /// sees the count, and a failure writes nothing.
+    /// Sleeper: AWAKE → REGISTERING, before it can be counted. A CAS: any
+    /// other value means another thread is in a sleep attempt as this
+    /// worker, whose word stays as it was; its state is the error. Relaxed:
+    /// the counters CAS that follows (AcqRel) publishes REGISTERING to any
+    /// waker that sees the count, and a failure writes nothing.
     #[inline]
     pub(crate) fn begin_registering(&self) -> Result<(), &'static str> {
         self.futex
@@ -100,20 +73,16 @@ impl WorkerSleep {
             .map_err(state_name)
     }
 
-    /// Sleeper: abandon a registration it was not counted for. Defensive
-    /// Release (every model passes with Relaxed): nobody reads anything
-    /// through this store; the worker goes back to its queues.
+    /// Sleeper: abandon a registration it was not counted for (a waker's
+    /// WAKE_REQUESTED is moot). Defensive Release: nobody reads through it.
     #[inline]
     pub(crate) fn abandon(&self) {
-        // A waker's WAKE_REQUESTED is moot: we are going back to work.
         self.futex.word().store(AWAKE, Ordering::Release);
     }
 
     /// Sleeper, counted: REGISTERING → SLEEPING, unless a waker got here.
-    /// Defensive AcqRel and Acquire (every model passes with Relaxed): the
-    /// CAS decides whether the sleeper or its waker uncounts it, which is a
-    /// matter of atomicity; the job a waker posted reaches the worker through
-    /// its queue and the SleepFence.
+    /// Defensive AcqRel and Acquire: atomicity decides who uncounts, and the
+    /// queues and the SleepFence carry the job.
     #[inline]
     pub(crate) fn finish_registering(&self) -> Registration {
         match self.futex.word().compare_exchange(
@@ -131,10 +100,9 @@ impl WorkerSleep {
         }
     }
 
-    /// Sleeper, counted and SLEEPING, changing its mind (work showed up in
-    /// the final check). True if it left SLEEPING itself (so it must uncount
-    /// itself); false if a waker claimed it first (and uncounted it).
-    /// Defensive AcqRel and Acquire, as in `finish_registering`.
+    /// Sleeper, counted and SLEEPING, changing its mind after the final
+    /// check: true if it left SLEEPING itself (it uncounts itself), false if
+    /// a waker claimed it first. Defensive, as in `finish_registering`.
     #[inline]
     pub(crate) fn cancel_sleep(&self) -> bool {
         match self.futex.word().compare_exchange(
@@ -151,11 +119,9 @@ impl WorkerSleep {
         }
     }
 
-    /// Sleeper, counted and SLEEPING after its final check: commit to its
-    /// caller's `park`, SLEEPING → SLEEPING_EXTERNAL. False if a waker
-    /// claimed it first: it then waits for AWAKE with
-    /// [`sleep`](WorkerSleep::sleep), and that waker made a futex wake.
-    /// Defensive AcqRel and Acquire, as in `finish_registering`.
+    /// Sleeper, after its final check: SLEEPING → SLEEPING_EXTERNAL. False if
+    /// a waker claimed it first: it waits for AWAKE with
+    /// [`sleep`](WorkerSleep::sleep). Defensive, as in `finish_registering`.
     #[inline]
     pub(crate) fn park_externally(&self) -> bool {
         self.futex
@@ -179,13 +145,10 @@ impl WorkerSleep {
         self.futex.count_external_wake();
     }
 
-    /// Sleeper, after its caller's `park` returned: leave
-    /// SLEEPING_EXTERNAL. True if it left by its own CAS (no waker came: it
-    /// must uncount itself, as after a timeout); false if a waker claimed
-    /// it (and uncounted it). A CLAIMED word means the waker has yet to
-    /// store AWAKE and then call the hook: park again, with no deadline,
-    /// until it has. Each retry is a CAS, which reads the newest value of
-    /// the word. Defensive AcqRel and Acquire, as in `finish_registering`.
+    /// Sleeper, after its caller's `park` returned: leave SLEEPING_EXTERNAL.
+    /// True if its own CAS won (it uncounts itself, as after a timeout);
+    /// false if a waker claimed it. On CLAIMED the waker's AWAKE and hook are
+    /// still to come: park again, with no deadline. Defensive, as above.
     pub(crate) fn leave_external(&self, mut park: impl FnMut(Option<std::time::Instant>)) -> bool {
         let word = self.futex.word();
         loop {
@@ -203,13 +166,10 @@ impl WorkerSleep {
         }
     }
 
-    /// Sleeper: block until a waker has claimed us and uncounted us (the
-    /// word reads AWAKE), or until `deadline`. Loops over spurious returns.
-    /// Returns true if the deadline passed while still SLEEPING (the caller
-    /// then races the wakers with `cancel_sleep`). The Acquire loads are
-    /// defensive (every model passes with Relaxed): what the waker wrote
-    /// reaches the worker through its queues and its latch (`probe`
-    /// acquires), and its uncount through the counters' RMWs.
+    /// Sleeper: block until a waker has claimed and uncounted us (AWAKE), or
+    /// until `deadline`; true if it passed while SLEEPING (the caller then
+    /// races the wakers with `cancel_sleep`). Defensive Acquire: the waker's
+    /// writes reach us through the queues, the latch and the counters' RMWs.
     pub(crate) fn sleep(&self, deadline: Option<std::time::Instant>) -> bool {
         let word = self.futex.word();
         loop {
@@ -231,9 +191,8 @@ impl WorkerSleep {
     }
 
     /// Waker: claim this worker if it is asleep or registering. For
-    /// [`Wake::WokeSleeper`] the caller uncounts it and then calls
-    /// [`WorkerSleep::wake_claimed`] (in that order, so posters see the
-    /// count drop as early as possible).
+    /// [`Wake::WokeSleeper`] the caller uncounts it, then calls
+    /// [`WorkerSleep::wake_claimed`], so posters see the count drop early.
     pub(crate) fn claim(&self) -> Wake {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Acquire);
@@ -245,11 +204,9 @@ impl WorkerSleep {
                 AWAKE | WAKE_REQUESTED | CLAIMED => return Wake::NotSleeping,
                 _ => unreachable!("worker sleep word {current}"),
             };
-            // AcqRel: Release hands our writes (the job, the latch) to the
-            // sleeper's Acquire; Acquire orders its registration before us.
-            // Defensive, like the load above (every model passes with
-            // Relaxed): the latch and the queues carry the waker's writes
-            // themselves, and only one CAS out of SLEEPING can win.
+            // Defensive AcqRel, like the load above (every model passes with
+            // Relaxed): the latch and the queues carry the waker's writes, and
+            // only one CAS out of SLEEPING can win.
             match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return outcome,
                 Err(now) => current = now,
@@ -257,9 +214,8 @@ impl WorkerSleep {
         }
     }
 
-    /// Waker, after uncounting a worker it claimed asleep in its caller's
-    /// `park`: let it go; the caller then calls the `Unpark` hook. Release,
-    /// defensive, as in `wake_claimed`.
+    /// Waker, after uncounting a worker it claimed in its caller's `park`:
+    /// let it go, before the `Unpark` hook. Defensive Release, as below.
     #[inline]
     pub(crate) fn release_claimed(&self) {
         self.futex.word().store(AWAKE, Ordering::Release);
@@ -268,10 +224,9 @@ impl WorkerSleep {
     /// Waker, after uncounting a worker it claimed: let it go.
     #[inline]
     pub(crate) fn wake_claimed(&self) {
-        // Release: the sleeper's Acquire load of AWAKE sees the decrement.
-        // Defensive (every model passes with Relaxed): the decrement is an
-        // RMW on the counters word, and the sleeper's next step there
-        // (work_found) is an RMW too, which reads it in modification order.
+        // Defensive Release (every model passes with Relaxed): the decrement
+        // is an RMW on the counters word, and so is the sleeper's next step
+        // there (work_found), which reads it in modification order.
         self.futex.word().store(AWAKE, Ordering::Release);
         self.futex.wake_one();
     }
@@ -281,8 +236,7 @@ impl WorkerSleep {
         self.futex.counts()
     }
 
-    /// True if the worker is registered asleep (for the wakers' choice of
-    /// the newest sleeper, tests and monitoring).
+    /// True if the worker is registered asleep (for `newest_sleeper`, tests).
     pub(crate) fn is_sleeping(&self) -> bool {
         matches!(
             self.futex.word().load(Ordering::Relaxed),

@@ -1,18 +1,5 @@
-//! [`Notifier`]: a two-phase event count with a lock-free stack of prepared
-//! waiters (every waiter from its `prepare_wait` on), each parked on its own
-//! futex word; and what is built on it.
-//!
-//! The protocol, its orderings and the proof that no wakeup is lost are in
-//! [docs/notifier.md](crate::docs::notifier); this file follows it step by step.
-//!
-//! | file            | what                                                        |
-//! |-----------------|-------------------------------------------------------------|
-//! | `mod.rs`        | [`Notifier`]: prepare, commit, cancel and the notifies       |
-//! | `state.rs`      | the packed state word: the waiter stack's top and its epoch  |
-//! | `slot.rs`       | one waiter slot: the futex word its owner sleeps on, its link |
-//! | `token.rs`      | [`PreparedWait`], one prepare's commit-or-cancel, as a type   |
-//! | `waiter_ids.rs` | [`WaiterIds`], slot ids for waiters that come and go          |
-//! | `sleep.rs`      | [`NotifierSleep`], the notifier as a pool's sleep protocol    |
+//! [`Notifier`], an event count with a lock-free stack of waiters on futex words,
+//! and what is built on it; it follows [docs/notifier.md](crate::docs::notifier).
 
 mod idle_count;
 mod sleep;
@@ -41,8 +28,8 @@ pub use waiter_ids::{WaiterId, WaiterIds};
 /// themselves (usually "some queue is non-empty") may have become true,
 /// without a mutex around the condition.
 ///
-/// A waiter owns one of the notifier's `capacity()` slots, named by a
-/// waiter id (`wid`) in `0..capacity()`. It follows the two-phase pattern:
+/// A waiter owns one of the `capacity()` slots, named by a waiter id
+/// (`wid`), and follows the two-phase pattern:
 ///
 /// ```text
 /// waiter:   if cond() { act } else {
@@ -52,69 +39,10 @@ pub use waiter_ids::{WaiterId, WaiterIds};
 /// notifier: make cond() true; n.notify_one()   // or notify_n(k), notify_all()
 /// ```
 ///
-/// If a notifier makes the condition true and then notifies, every waiter
-/// that re-checked the condition after its `prepare_wait` and found it false
-/// is either woken or finds a signal at its commit; no wakeup is lost. Wakes
-/// may be spurious (a woken waiter must check its condition again), never
-/// missing.
-///
-/// Every notification is delivered to one particular waiter: a notify pops a
-/// waiter off the notifier's lock-free stack and hands it the notification,
-/// which no other waiter can take. A waiter that cancels after receiving one
-/// passes it on to the next waiter.
-///
-/// Costs:
-/// - a notify with nobody waiting is one `SeqCst` fence and one load: no
-///   read-modify-write, no syscall, no write to a shared cache line. (One
-///   exception: a waiter that cancels while another waiter sits above it in
-///   the stack leaves its slot there, marked cancelled, until its own next
-///   prepare revives it or a notify clears it; that notify pays one pop per
-///   such slot and then the fast path is back. [docs/notifier.md](crate::docs::notifier), "the cost
-///   of this design".)
-/// - a notify that reaches a prepared-but-not-committed waiter costs two
-///   compare-and-swaps (pop, deliver) and no syscall;
-/// - a notify that reaches a committed waiter makes one `futex_wake`, and
-///   only because that waiter is actually asleep;
-/// - a notify that reaches a waiter parked in its caller's park (as
-///   [`NotifierSleep`](crate::NotifierSleep)'s workers do in
-///   `no_work_found_parked`) calls the [`Unpark`] hook instead, once;
-/// - no thread ever waits for another thread's commit or cancel.
-///
-/// # Examples
-///
-/// A consumer that sleeps until a counter is non-zero:
-///
-/// ```
-/// use eventcount::Notifier;
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
-/// use std::thread;
-///
-/// let notifier = Arc::new(Notifier::new(1));
-/// let items = Arc::new(AtomicUsize::new(0));
-///
-/// let consumer = {
-///     let (notifier, items) = (notifier.clone(), items.clone());
-///     thread::spawn(move || loop {
-///         // Fast check first: no protocol cost while there is work.
-///         if items.load(Ordering::Acquire) > 0 {
-///             return items.swap(0, Ordering::AcqRel);
-///         }
-///         let wait = notifier.prepare_wait(0);
-///         // Re-check after preparing: a producer that made the condition
-///         // true before this point is seen here; one after it will notify.
-///         if items.load(Ordering::Acquire) > 0 {
-///             notifier.cancel_wait(wait);
-///         } else {
-///             notifier.commit_wait(wait);
-///         }
-///     })
-/// };
-///
-/// items.fetch_add(1, Ordering::Release);
-/// notifier.notify_one();
-/// assert_eq!(consumer.join().unwrap(), 1);
-/// ```
+/// No wakeup is lost, and each notification goes to one waiter (passed on
+/// if it cancels); wakes may be spurious. A notify with nobody waiting is
+/// one `SeqCst` fence and one load. [The guide](crate::guide) has complete
+/// examples, and [docs/notifier.md](crate::docs::notifier) the proof.
 pub struct Notifier {
     /// The packed state word; layout in `state.rs` and [docs/notifier.md](crate::docs::notifier):
     ///
@@ -124,9 +52,7 @@ pub struct Notifier {
     /// | 16..64 | epoch of the top slot's push (ABA guard) |
     state: CachePadded<AtomicU64>,
     slots: Box<[CachePadded<Slot>]>,
-    /// Wakes a waiter parked in its caller's `park`
-    /// ([`commit_wait_parked`](Notifier::commit_wait_parked)); read only
-    /// by a notify that finds one.
+    /// Wakes a waiter parked in its caller's `park` (`commit_wait_parked`).
     unpark: Option<Unpark>,
 }
 
@@ -137,8 +63,7 @@ pub(crate) enum Ended {
     Notified,
     /// The waiter slept, and a notification ended the sleep.
     Woken,
-    /// The waiter slept and no notification came: its deadline passed, or
-    /// its caller's `park` returned. It has left the waiter set.
+    /// No notification came by its deadline or `park` return; it left the waiter set.
     Withdrew,
 }
 
@@ -147,9 +72,7 @@ impl Notifier {
     ///
     /// # Panics
     ///
-    /// If `slots` is 0 or exceeds 65,535,
-    /// with the message of [`CapacityError`]. Use [`Notifier::try_new`] to
-    /// get an error instead.
+    /// If `slots` is 0 or over 65,535 ([`Notifier::try_new`] returns an error).
     ///
     /// # Examples
     ///
@@ -166,41 +89,25 @@ impl Notifier {
     }
 
     /// A notifier with `slots` waiter slots, or an error if `slots` is 0 or
-    /// the state layout cannot hold that many.
+    /// over 65,535.
     ///
     /// # Examples
     ///
     /// ```
-    /// use eventcount::Notifier;
-    ///
-    /// assert!(Notifier::try_new(64).is_ok());
-    /// assert!(Notifier::try_new(65_536).is_err());
-    /// assert!(Notifier::try_new(0).is_err());
+    /// assert!(eventcount::Notifier::try_new(64).is_ok());
+    /// assert!(eventcount::Notifier::try_new(0).is_err());
     /// ```
     pub fn try_new(slots: usize) -> Result<Notifier, CapacityError> {
         Notifier::with_slot_epoch(slots, 0, None)
     }
 
     internal! {
-        /// A notifier whose waiters may also sleep in a park of their caller's
-        /// ([`commit_wait_parked`](Notifier::commit_wait_parked)): a notify
-        /// that picks such a waiter calls `unpark(wid)` in place of a futex
-        /// wake. Waiters that commit with `commit_wait` are woken as usual.
+        /// A notifier whose waiters may also sleep in their caller's park, woken
+        /// by `unpark(wid)` in place of a futex wake.
         ///
         /// # Panics
         ///
-        /// If `slots` exceeds [`Notifier::MAX_CAPACITY`]. Use
-        /// [`Notifier::try_with_unpark`] to get an error instead.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::Notifier;
-        /// use std::sync::Arc;
-        ///
-        /// let n = Notifier::with_unpark(2, Arc::new(|_wid| {}));
-        /// assert_eq!(n.capacity(), 2);
-        /// ```
+        /// If `slots` is 0 or over [`Notifier::MAX_CAPACITY`].
         pub fn with_unpark(slots: usize, unpark: Unpark) -> Notifier {
             match Notifier::try_with_unpark(slots, unpark) {
                 Ok(notifier) => notifier,
@@ -210,17 +117,8 @@ impl Notifier {
     }
 
     internal! {
-        /// [`with_unpark`](Notifier::with_unpark), or an error if the state
-        /// layout cannot hold `slots` waiter slots.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::Notifier;
-        /// use std::sync::Arc;
-        ///
-        /// assert!(Notifier::try_with_unpark(Notifier::MAX_CAPACITY + 1, Arc::new(|_| {})).is_err());
-        /// ```
+        /// [`with_unpark`](Notifier::with_unpark), or an error if `slots` is 0
+        /// or over [`Notifier::MAX_CAPACITY`].
         pub fn try_with_unpark(slots: usize, unpark: Unpark) -> Result<Notifier, CapacityError> {
             Notifier::with_slot_epoch(slots, 0, Some(unpark))
         }
@@ -241,8 +139,7 @@ impl Notifier {
         })
     }
 
-    /// A notifier whose slots start their push epochs two pushes below the
-    /// wrap of the 48-bit epoch field, so that tests cross the wrap at once.
+    /// Slot epochs two pushes below the 48-bit wrap, so that tests cross it.
     #[cfg(test)]
     pub(crate) fn with_epoch_near_wrap(slots: usize) -> Notifier {
         let epoch = state::EPOCH_MASK.wrapping_sub(ONE_EPOCH);
@@ -250,19 +147,11 @@ impl Notifier {
     }
 
     internal! {
-        /// The most waiter slots any notifier can have: 65,535, set by the
-        /// 16-bit stack index of the packed state word (see [docs/notifier.md](crate::docs::notifier)).
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// assert_eq!(eventcount::Notifier::MAX_CAPACITY, 65_535);
-        /// ```
+        /// The most waiter slots a notifier can have (65,535): a 16-bit stack index.
         pub const MAX_CAPACITY: usize = MAX_SLOTS;
     }
 
-    /// The number of waiter slots this notifier was built with: waiter ids
-    /// are `0..capacity()`.
+    /// The number of waiter slots: waiter ids are `0..capacity()`.
     ///
     /// # Examples
     ///
@@ -274,18 +163,12 @@ impl Notifier {
         self.slots.len()
     }
 
-    /// The number of committed waiters that no notify has released yet:
-    /// asleep, or about to fall asleep, on their futex word or in their
-    /// caller's `park`. Prepared waiters are not counted.
-    ///
-    /// This scans every slot and is a snapshot: use it for tests, monitoring
-    /// and shutdown checks, not in a hot path.
+    /// How many committed waiters no notify has released yet: a scan, not for a hot path.
     ///
     /// # Examples
     ///
     /// ```
-    /// let n = eventcount::Notifier::new(4);
-    /// assert_eq!(n.num_sleeping(), 0);
+    /// assert_eq!(eventcount::Notifier::new(4).num_sleeping(), 0);
     /// ```
     #[must_use]
     pub fn num_sleeping(&self) -> usize {
@@ -300,8 +183,7 @@ impl Notifier {
     /// # Examples
     ///
     /// ```
-    /// let n = eventcount::Notifier::new(1);
-    /// assert_eq!(n.stats().waits, 0);
+    /// assert_eq!(eventcount::Notifier::new(1).stats().waits, 0);
     /// ```
     #[must_use]
     pub fn stats(&self) -> SleepStats {
@@ -310,30 +192,19 @@ impl Notifier {
             .fold(SleepStats::default(), |s, slot| s.add(slot.futex.counts()))
     }
 
-    /// Slot `wid`'s share of [`stats`](Notifier::stats): the sleeps of its
-    /// waiter and the wakes made to it.
+    /// Slot `wid`'s share of [`stats`](Notifier::stats): its sleeps and the wakes made to it.
     pub(crate) fn slot_counts(&self, wid: usize) -> (u64, u64) {
         self.slots[wid].futex.counts()
     }
 
-    /// Phase one of a wait: announce that slot `wid` is about to sleep.
-    ///
-    /// After this call, re-check the wait condition; then pass the token to
-    /// [`cancel_wait`](Notifier::cancel_wait) if it became true, or to
-    /// [`commit_wait`](Notifier::commit_wait) to sleep. Dropping the token
-    /// cancels, so a panic while re-checking leaves no waiter behind.
-    ///
-    /// Ordering: the slot is pushed on the waiter stack, then a `SeqCst`
-    /// fence is issued before returning. Any notify whose own fence comes
-    /// later sees this waiter; any condition change before that notify's
-    /// fence is seen by the re-check.
+    /// Phase one: announce that slot `wid` is about to sleep. Re-check the
+    /// condition, then pass the token to [`cancel_wait`](Notifier::cancel_wait)
+    /// or [`commit_wait`](Notifier::commit_wait); dropping it cancels.
     ///
     /// # Panics
     ///
-    /// - if `wid >= self.capacity()`;
-    /// - if slot `wid` already has a wait in progress (a live token, or a
-    ///   commit that has not returned): each slot belongs to one waiter at a
-    ///   time.
+    /// If `wid >= self.capacity()`, or if slot `wid` already has a wait in
+    /// progress (a live token, or a commit that has not returned).
     ///
     /// # Examples
     ///
@@ -354,12 +225,9 @@ impl Notifier {
         self.announce(wid, slot, claim)
     }
 
-    /// [`prepare_wait`](Notifier::prepare_wait) for a protocol built on the
-    /// notifier, whose message names its own call: if slot `wid` already
-    /// has a wait in progress, its state's name is the error and nothing
-    /// is written. Otherwise `before_push` runs once the slot is claimed,
-    /// before the push and the WaitFence (`NotifierSleep` leaves its count
-    /// of awake idle workers there), and the wait is prepared.
+    /// [`prepare_wait`](Notifier::prepare_wait) for a protocol: a wait already in
+    /// progress is an error naming its state. `before_push` runs before the push
+    /// and the WaitFence, where `NotifierSleep` counts its awake idle workers.
     pub(crate) fn try_prepare_wait(
         &self,
         wid: usize,
@@ -371,15 +239,13 @@ impl Notifier {
         Ok(self.announce(wid, slot, claim))
     }
 
-    /// The rest of a prepare once slot `wid` is claimed: on the stack (if
-    /// it is not still there), then the WaitFence.
+    /// A prepare once slot `wid` is claimed: the push if needed, the WaitFence.
     fn announce(&self, wid: usize, slot: &Slot, claim: Claim) -> PreparedWait<'_> {
         if claim == Claim::Push {
             self.push(wid, slot);
         }
-        // WaitFence, the waiter half of the handshake: pairs with the
-        // NotifyFence at the top of every notify (docs/notifier.md, "No lost
-        // wakeup").
+        // WaitFence, the waiter half of the handshake, pairs with every
+        // notify's NotifyFence (docs/notifier.md, "No lost wakeup").
         fence(Ordering::SeqCst);
         PreparedWait::new(self, wid)
     }
@@ -392,12 +258,9 @@ impl Notifier {
             state.debug_check(self.slots.len());
             slot.next.store(state.0, Ordering::Relaxed);
             let new = State(stack_word(wid, epoch));
-            // Release publishes the link (and PREPARED) to the popper's Acquire.
-            // Load-bearing: with Relaxed, a popper reads a stale link and finds
-            // a popped slot in an impossible state (five notifier models
-            // fail, `aba_stale_pop_after_repush` among them). Every write to the state word is an RMW, so this
-            // Release heads a release sequence that later pushes and pops
-            // continue: an Acquire of any later state sees this link too.
+            // Release publishes the link (and PREPARED) to the popper's Acquire;
+            // load-bearing (`aba_stale_pop_after_repush`). Every write to the state
+            // word is an RMW, so later pushes and pops continue this release sequence.
             match self.state.compare_exchange_weak(
                 state.0,
                 new.0,
@@ -414,13 +277,8 @@ impl Notifier {
             .store(epoch.wrapping_add(ONE_EPOCH), Ordering::Relaxed);
     }
 
-    /// Phase two, condition true: leave the wait without sleeping.
-    ///
-    /// A cancel never swallows a notification another waiter needs: if a
-    /// notify had already delivered one to this waiter, it is passed on to
-    /// the next waiter on the stack (the cancelling waiter may have re-checked
-    /// before that notify and be leaving for other work; [docs/notifier.md](crate::docs::notifier),
-    /// "cancel_wait(token)").
+    /// Phase two, condition true: leave the wait without sleeping. A
+    /// notification already delivered here is passed on to the next waiter.
     ///
     /// # Panics
     ///
@@ -441,12 +299,9 @@ impl Notifier {
         self.cancel(wid);
     }
 
-    /// Leave the wait without sleeping, like `cancel_wait`, but keep a
-    /// notification that a notify (or a targeted wake) already delivered
-    /// instead of passing it on: the caller counts as woken by it, and
-    /// answers for what it was sent for. Returns whether one was delivered.
-    /// `NotifierSleep`'s withdrawals (docs/notifier.md, "A withdrawal keeps
-    /// its notification").
+    /// `cancel_wait`, but a notification already delivered is kept, not
+    /// passed on: the caller counts as woken. Returns whether one was
+    /// (docs/notifier.md, "A withdrawal keeps its notification").
     pub(crate) fn withdraw_keeping(&self, wait: PreparedWait<'_>, operation: &str) -> bool {
         let wid = wait.disarm_for(self, operation);
         self.withdraw(wid) != Withdrawal::Withdrawn
@@ -455,11 +310,9 @@ impl Notifier {
     /// The cancel step itself; also run by `PreparedWait::drop`.
     fn cancel(&self, wid: usize) {
         if self.withdraw(wid) == Withdrawal::Signaled {
-            // A notify delivered to us, and we are not going to sleep: pass
-            // the notification on to the next waiter. Load-bearing Acquire:
-            // the pop reads the top slot's link (with Relaxed,
-            // `cancel_racing_notify_keeps_signal_for_other_waiter` and three
-            // other models pop a slot in an impossible state).
+            // A notification came, but we will not sleep: pass it on. Load-bearing
+            // Acquire: the pop reads the top slot's link (four models fail with
+            // Relaxed, `cancel_racing_notify_keeps_signal_for_other_waiter` among them).
             let state = State(self.state.load(Ordering::Acquire));
             if !state.is_empty() {
                 self.notify_slow(state, 1, |_| {});
@@ -467,21 +320,15 @@ impl Notifier {
         }
     }
 
-    /// Take slot `wid` (prepared, parked or targeted) out of the waiter set
-    /// without sleeping: pop it if it is on top, else leave it on the stack
-    /// as CANCELLED (a later pop skips it; its next prepare revives it). The
-    /// slot word's CAS decides any race with a notifier that popped it.
+    /// Take slot `wid` out of the waiter set without sleeping: pop it if on
+    /// top, else leave it stacked as CANCELLED; the slot word's CAS decides races.
     fn withdraw(&self, wid: usize) -> Withdrawal {
         let slot = &self.slots[wid];
-        // Acquire, defensive (every model passes with Relaxed): the only link
-        // read below is our own, which this thread wrote itself.
+        // Acquire, defensive: the only link read below is our own.
         let mut state = State(self.state.load(Ordering::Acquire));
         while state.top() == Some(wid) {
-            // On top (the common case: we pushed last): pop ourselves. Nobody
-            // else can pop us meanwhile without changing the state word.
-            // The CAS's AcqRel / Acquire are defensive (every model passes
-            // with Relaxed): the link we install is our own, and the links
-            // below it stay published by their pushes' release sequences.
+            // On top (the usual case): pop ourselves. AcqRel / Acquire, defensive:
+            // the link we install is our own, and those below stay published.
             let next = slot.next.load(Ordering::Relaxed);
             match self.state.compare_exchange_weak(
                 state.0,
@@ -497,13 +344,8 @@ impl Notifier {
         slot.leave_in_place(wid)
     }
 
-    /// Phase two, condition still false: sleep until notified.
-    ///
-    /// If a notification already reached this waiter (it was popped while
-    /// prepared), this returns at once. Otherwise the thread parks on the
-    /// slot's futex word until a notify pops it. Either way, the caller must
-    /// re-check its condition after this returns: a notification says
-    /// "something may have changed", not what.
+    /// Phase two, condition still false: sleep until notified, or return at
+    /// once if a notification already came. Re-check the condition after.
     ///
     /// # Panics
     ///
@@ -523,8 +365,7 @@ impl Notifier {
         let _ = self.commit_on_futex(wid, None);
     }
 
-    /// Park slot `wid`, prepared, on its futex word until notified or
-    /// `deadline`, then leave the waiter set.
+    /// Park slot `wid` on its futex word until notified or `deadline`, then leave.
     fn commit_on_futex(&self, wid: usize, deadline: Option<Instant>) -> Ended {
         let slot = &self.slots[wid];
         match slot.commit(PARKED) {
@@ -534,48 +375,15 @@ impl Notifier {
     }
 
     internal! {
-        /// Phase two, condition still false, for a waiter that sleeps in a park
-        /// of its own (an I/O driver's poll, say) instead of on its futex word:
-        /// `park(deadline)` is called once, unless a notification already
-        /// reached the waiter, and a notify that picks the waiter meanwhile
-        /// calls the notifier's [`Unpark`] hook with its id
-        /// ([`with_unpark`](Notifier::with_unpark)).
-        ///
-        /// `park` must keep a driver's contract with that hook: an unpark that
-        /// came before the call makes it return at once, and it returns by
-        /// `deadline` (if given) or after an unpark, or at any other time. When
-        /// it returns with no notification delivered, for whatever reason, the
-        /// waiter leaves the waiter set as a timed-out one does, and this
-        /// returns [`WaitOutcome::TimedOut`]: no notification was taken from
-        /// anyone. A notification that won the race gives
-        /// [`WaitOutcome::Notified`]. Either way, re-check the condition.
+        /// Phase two for a waiter that sleeps in a park of its own (an I/O
+        /// driver's poll): `park(deadline)` runs once unless notified first, and a
+        /// notify meanwhile calls the [`Unpark`] hook. A `park` that returns with
+        /// nothing delivered withdraws the waiter, as a timeout does.
         ///
         /// # Panics
         ///
-        /// If `wait` came from a different notifier, or if this notifier has no
-        /// unpark hook (it was not built with `with_unpark`); the wait is then
-        /// cancelled, and `park` is not called.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::{Notifier, WaitOutcome};
-        /// use std::sync::atomic::{AtomicBool, Ordering};
-        /// use std::sync::Arc;
-        ///
-        /// // A token per waiter, as a driver's wake-up descriptor keeps one.
-        /// let token = Arc::new(AtomicBool::new(false));
-        /// let n = Notifier::with_unpark(1, {
-        ///     let token = token.clone();
-        ///     Arc::new(move |_wid| token.store(true, Ordering::Release))
-        /// });
-        /// let wait = n.prepare_wait(0);
-        /// // Nobody notifies: the park returns (here at once), and the waiter
-        /// // withdraws as on a timeout.
-        /// let outcome = n.commit_wait_parked(wait, None, |_deadline| {});
-        /// assert_eq!(outcome, WaitOutcome::TimedOut);
-        /// assert!(!token.load(Ordering::Acquire));
-        /// ```
+        /// If `wait` came from another notifier, or this one has no unpark
+        /// hook; the wait is then cancelled and `park` is not called.
         pub fn commit_wait_parked(
             &self,
             wait: PreparedWait<'_>,
@@ -591,9 +399,7 @@ impl Notifier {
         }
     }
 
-    /// The panic of a parked commit on a notifier without a hook, before
-    /// anything is written (dropping `wait` as the caller unwinds cancels
-    /// it).
+    /// The panic of a parked commit on a notifier without a hook, before any write.
     #[track_caller]
     pub(crate) fn check_unpark(&self, operation: &str, wait: &PreparedWait<'_>) {
         assert!(
@@ -605,8 +411,7 @@ impl Notifier {
         );
     }
 
-    /// Park slot `wid`, prepared, in the caller's `park`, then leave the
-    /// waiter set. The notifier has a hook (`check_unpark`).
+    /// Park slot `wid` in the caller's `park` (the hook is checked), then leave.
     fn commit_parked(
         &self,
         wid: usize,
@@ -620,9 +425,7 @@ impl Notifier {
         }
     }
 
-    /// A protocol's commit: on the futex word, or in `park` if given (the
-    /// caller checked the hook), with the detail a [`Round`](crate::Round)
-    /// needs.
+    /// A protocol's commit, for a [`Round`](crate::Round): on the futex word, or in `park`.
     pub(crate) fn commit_for_round(
         &self,
         wait: PreparedWait<'_>,
@@ -637,14 +440,8 @@ impl Notifier {
         }
     }
 
-    /// Phase two with a deadline: sleep until notified or until `deadline`,
-    /// whichever comes first.
-    ///
-    /// On [`WaitOutcome::TimedOut`] the waiter has left the waiter set
-    /// without taking a notification from anyone: a notify that races with
-    /// the timeout either reaches this waiter first (then the result is
-    /// `Notified`) or finds it gone and moves on to the next waiter. The slot
-    /// can be prepared again at once.
+    /// Phase two until notified or `deadline`. A [`WaitOutcome::TimedOut`] waiter
+    /// took no notification, and its slot is free again at once.
     ///
     /// # Panics
     ///
@@ -653,24 +450,18 @@ impl Notifier {
     /// # Examples
     ///
     /// ```
-    /// use eventcount::{Notifier, WaitOutcome};
-    /// use std::time::{Duration, Instant};
-    ///
-    /// let n = Notifier::new(1);
-    /// let deadline = Instant::now() + Duration::from_millis(5);
+    /// let n = eventcount::Notifier::new(1);
     /// let wait = n.prepare_wait(0);
-    /// assert_eq!(n.commit_wait_until(wait, deadline), WaitOutcome::TimedOut);
-    /// let again = n.prepare_wait(0); // free again at once
-    /// n.notify_one();
-    /// assert_eq!(n.commit_wait_until(again, deadline), WaitOutcome::Notified);
+    /// let deadline = std::time::Instant::now() + std::time::Duration::from_millis(5);
+    /// let outcome = n.commit_wait_until(wait, deadline);
+    /// assert_eq!(outcome, eventcount::WaitOutcome::TimedOut);
     /// ```
     #[track_caller]
     pub fn commit_wait_until(&self, wait: PreparedWait<'_>, deadline: Instant) -> WaitOutcome {
         self.commit_with_deadline("commit_wait_until", wait, deadline)
     }
 
-    /// A commit that ends at `deadline`; `operation` is the public call,
-    /// for the messages.
+    /// A commit that ends at `deadline`; `operation` names the call in messages.
     #[track_caller]
     fn commit_with_deadline(
         &self,
@@ -691,22 +482,19 @@ impl Notifier {
                 notified
             }
             ParkEnd::Targeted => {
-                // Still stacked: leave the waiter set like a cancel (no
-                // forwarding: the wake was addressed to us).
+                // Still stacked: withdraw, not forwarding (the wake was ours).
                 let _ = self.withdraw(wid);
                 notified
             }
             ParkEnd::TimedOut => match self.withdraw(wid) {
                 Withdrawal::Withdrawn => Ended::Withdrew,
-                // A notification won the race with our deadline: report it,
-                // never swallow it.
+                // A notification beat our deadline: report it, never swallow it.
                 Withdrawal::Targeted | Withdrawal::Signaled => notified,
             },
         }
     }
 
-    /// Call the hook for slot `wid`, which a notify found parked
-    /// externally. Only a waiter of a notifier with a hook parks so.
+    /// Call the hook for slot `wid`, which a notify found parked externally.
     #[cold]
     fn unpark(&self, wid: usize) {
         if let Some(unpark) = &self.unpark {
@@ -715,14 +503,9 @@ impl Notifier {
         }
     }
 
-    /// Wake the waiter in slot `wid` if it is waiting (prepared or asleep),
-    /// without disturbing any other waiter. Returns whether it was waiting.
-    ///
-    /// This is the wake a latch needs: its owner, and nobody else. The slot
-    /// stays on the waiter stack until its owner withdraws it; other notifies
-    /// skip it meanwhile and never count it as a delivery. It starts with a
-    /// `SeqCst` fence, like every notify: make the owner's condition true
-    /// first.
+    /// Wake the waiter in slot `wid` alone, as a latch needs, if it is waiting;
+    /// returns whether it was. Like every notify it starts with a `SeqCst`
+    /// fence: make the owner's condition true first.
     ///
     /// # Panics
     ///
@@ -745,8 +528,7 @@ impl Notifier {
                 "notify_waiter: waiter id {wid} is out of range for a Notifier with {size} slots"
             );
         };
-        // NotifyFence: pairs with the WaitFence in `prepare_wait`, as in
-        // every notify.
+        // NotifyFence: pairs with the WaitFence in `prepare_wait`.
         fence(Ordering::SeqCst);
         match slot.wake_in_place() {
             Delivery::Skipped => false,
@@ -758,25 +540,18 @@ impl Notifier {
         }
     }
 
-    /// Wake one waiter, if any is waiting. Returns whether one was released.
-    ///
-    /// The most recently prepared waiter goes first: it is often still awake
-    /// (then this costs no syscall) and its cache is warm.
-    ///
-    /// With nobody waiting this is one `SeqCst` fence and one load (see the
-    /// type's docs for the one exception, cancelled slots left in the stack).
+    /// Wake one waiter, if any; returns whether one was released. The last
+    /// prepared goes first: it is often still awake, and its cache warm.
     ///
     /// # Examples
     ///
     /// ```
-    /// let n = eventcount::Notifier::new(1);
-    /// assert!(!n.notify_one()); // nobody waits: the fast path
+    /// assert!(!eventcount::Notifier::new(1).notify_one()); // nobody waits
     /// ```
     #[inline]
     pub fn notify_one(&self) -> bool {
         // NotifyFence, the notifier half of the handshake (docs/notifier.md,
-        // "No lost wakeup"): orders the caller's condition change before the
-        // state load.
+        // "No lost wakeup"): orders the condition change before the load.
         fence(Ordering::SeqCst);
         // Load-bearing Acquire: the slow path reads the top slot's link,
         // published by its push (with Relaxed, `aba_stale_pop_after_repush`
@@ -788,10 +563,7 @@ impl Notifier {
         self.notify_slow(state, 1, |_| {}) == 1
     }
 
-    /// Wake at most `n` waiters. Returns how many were released.
-    ///
-    /// With nobody waiting this is one `SeqCst` fence and one load; with
-    /// `n == 0` it does nothing at all.
+    /// Wake at most `n` waiters; returns how many were released.
     ///
     /// # Examples
     ///
@@ -807,18 +579,10 @@ impl Notifier {
         self.notify_up_to(n, |n| n, |_| {})
     }
 
-    /// `notify_n(n)`, except that when somebody is waiting, `how_many(n)`
-    /// decides how many to release. It runs after the NotifyFence, so it
-    /// may read what waiters wrote before their WaitFence: `NotifierSleep`
-    /// reads its count of awake idle workers there, and releases only as
-    /// many sleepers as the awake ones cannot cover. With nobody waiting it
-    /// is not called, and this is `notify_n`'s fence and load.
-    ///
-    /// `delivered(wid)` runs once per waiter released, with its slot, after
-    /// the slot took the notification and before the wake's system call:
-    /// `NotifierSleep` stamps and counts the wake there, so that posts made
-    /// during the system call (microseconds; tens on a loaded virtual
-    /// machine) already rely on the worker it wakes.
+    /// `notify_n(n)`, but if somebody waits `how_many(n)` decides how many, after
+    /// the NotifyFence (so it sees what waiters wrote before their WaitFence).
+    /// `delivered(wid)` runs per waiter released, before its wake's syscall, so
+    /// that posts made during the syscall already count on that worker.
     #[inline]
     pub(crate) fn notify_up_to(
         &self,
@@ -831,9 +595,8 @@ impl Notifier {
         }
         // NotifyFence (see notify_one).
         fence(Ordering::SeqCst);
-        // Load-bearing Acquire, as in notify_one: the pop reads the top
-        // slot's link (with Relaxed, `aba_stale_pop_after_repush_notify_n`
-        // pops a slot in an impossible state).
+        // Load-bearing Acquire, as in notify_one
+        // (`aba_stale_pop_after_repush_notify_n` fails with Relaxed).
         let state = State(self.state.load(Ordering::Acquire));
         if state.is_empty() {
             return 0;
@@ -841,8 +604,7 @@ impl Notifier {
         self.notify_up_to_slow(state, n, how_many, delivered)
     }
 
-    /// `notify_up_to` once a waiter was seen. Out of line, so that the
-    /// fast path above saves no registers for it.
+    /// Out of line, so that the fast path above saves no registers for it.
     #[inline(never)]
     fn notify_up_to_slow(
         &self,
@@ -864,11 +626,7 @@ impl Notifier {
         }
     }
 
-    /// Wake every waiter. Returns how many were released.
-    ///
-    /// One CAS takes the whole stack; its waiters are then notified one by
-    /// one (a `futex_wake` each, only for those asleep). With nobody waiting
-    /// this is one `SeqCst` fence and one load.
+    /// Wake every waiter (one CAS takes the whole stack); returns how many.
     ///
     /// # Examples
     ///
@@ -891,8 +649,7 @@ impl Notifier {
         self.notify_all_slow(state, |_| {})
     }
 
-    /// Pop and notify waiters until `want` were released or none is left,
-    /// calling `delivered(wid)` for each before its wake (see `notify_up_to`).
+    /// Pop and notify waiters until `want` were released or none is left.
     #[cold]
     fn notify_slow(
         &self,
@@ -908,12 +665,9 @@ impl Notifier {
             };
             // The Acquire that produced `state` makes this link visible.
             let popped = State(self.slots[top].next.load(Ordering::Relaxed));
-            // AcqRel on success, defensive (every model passes with
-            // Relaxed): the next top's link was published by its push, whose
-            // release sequence the Acquire that produced `state` already
-            // joined, and the pops after us join it the same way. Acquire on
-            // failure is load-bearing: the retry reads the new top's link
-            // (with Relaxed,
+            // AcqRel on success, defensive: the pushes' release sequences
+            // already publish the next top's link. Acquire on failure is
+            // load-bearing: the retry reads the new top's link (with Relaxed,
             // `cancel_racing_notify_keeps_signal_for_other_waiter` deadlocks).
             match self.state.compare_exchange_weak(
                 state.0,
@@ -944,8 +698,7 @@ impl Notifier {
         }
     }
 
-    /// Take the whole stack in one CAS and notify every waiter on it,
-    /// calling `delivered(wid)` for each before its wake (see `notify_up_to`).
+    /// Take the whole stack in one CAS and notify every waiter on it.
     #[cold]
     fn notify_all_slow(&self, mut state: State, mut delivered: impl FnMut(usize)) -> usize {
         loop {
@@ -953,10 +706,8 @@ impl Notifier {
             if state.is_empty() {
                 return 0;
             }
-            // AcqRel / Acquire, defensive one at a time (every model passes
-            // with either weakened): the links are read after the successful
-            // CAS, and its Acquire and the load's that read the same stack
-            // word each cover the other. Both stay.
+            // AcqRel / Acquire, defensive one at a time: this CAS and the load
+            // before it read the same word, and each one's Acquire covers the other.
             match self.state.compare_exchange_weak(
                 state.0,
                 State::EMPTY.0,
@@ -1008,11 +759,9 @@ impl std::fmt::Debug for Notifier {
 
 impl Drop for Notifier {
     fn drop(&mut self) {
-        // Tokens and commits borrow the notifier, so nobody can be waiting;
-        // only cancelled slots may still sit on the stack, unless a token
-        // was leaked with `mem::forget`. A debug check: release builds skip
-        // the walk. And never while the thread unwinds, where a second panic
-        // would abort the process and hide the first.
+        // Tokens and commits borrow the notifier: only cancelled slots (or a
+        // leaked token's) can be stacked. Debug builds only, and never while
+        // unwinding, where a second panic would abort and hide the first.
         if !cfg!(debug_assertions) || std::thread::panicking() {
             return;
         }
@@ -1031,11 +780,8 @@ impl Drop for Notifier {
 }
 
 impl Notifier {
-    /// The slots on the waiter stack, top first, read with Relaxed loads
-    /// (for a drop or a test, when no other thread touches the notifier),
-    /// and the link the walk ended on: the empty stack word, unless the
-    /// stack was corrupt (cyclic, so the walk stopped after `capacity() + 1`
-    /// slots, one more than a sound stack can hold).
+    /// The stacked slots, top first, by Relaxed loads (no other thread about),
+    /// and the last link: empty unless a cycle stopped the walk.
     fn walk_stack(&self) -> (Vec<usize>, u64) {
         let mut stacked = Vec::new();
         let mut link = self.state.load(Ordering::Relaxed);

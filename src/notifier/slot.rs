@@ -1,9 +1,8 @@
 //! One waiter slot: the futex word its owner sleeps on, its link in the
 //! waiter stack, and its push epoch.
 //!
-//! The futex word doubles as the slot's protocol state. Each transition has
-//! exactly one writer, and the word's compare-and-swaps decide every race
-//! between the owner and a notifier:
+//! The futex word is also the slot's protocol state; each transition has one
+//! writer, and the word's compare-and-swaps decide every race:
 //!
 //! | value       | on the stack?             | meaning                                         |
 //! |-------------|---------------------------|-------------------------------------------------|
@@ -15,44 +14,18 @@
 //! | `TARGETED`  | yes (or being popped)     | woken by `notify_waiter` without a pop; token out |
 //! | `PARKED_EXTERNAL` | yes (or being popped) | committed to the caller's `park`: a wake calls the `Unpark` hook |
 //!
-//! Owner: IDLE → PREPARED (claim, then push); CANCELLED → PREPARED (revive,
-//! no push); PREPARED → PARKED (commit); PREPARED → PARKED_EXTERNAL
-//! (`commit_wait_parked`); PREPARED → CANCELLED (cancel below the top);
-//! PREPARED → IDLE (cancel by popping itself from the top); SIGNALED → IDLE
-//! (its wait ends).
+//! Owner: IDLE or CANCELLED → PREPARED (claim; a push only from IDLE),
+//! PREPARED → PARKED or PARKED_EXTERNAL (commit), → CANCELLED or IDLE
+//! (withdraw), SIGNALED → IDLE (the wait ends). A notifier that popped the
+//! slot: PREPARED, PARKED, PARKED_EXTERNAL → SIGNALED, CANCELLED → IDLE,
+//! TARGETED → SIGNALED; `notify_waiter` moves a waiting slot to TARGETED in
+//! place. A failed CAS means the other side moved first (docs/notifier.md,
+//! "Steps, with orderings and why").
 //!
-//! Notifier, after popping the slot: PREPARED → SIGNALED (a notification
-//! the owner finds at its commit or cancel, no syscall); PARKED → SIGNALED
-//! then one `futex_wake`; PARKED_EXTERNAL → SIGNALED then one call of the
-//! notifier's `Unpark` hook; CANCELLED → IDLE and TARGETED → SIGNALED
-//! (nobody newly notified: the notifier pops again). It uses a CAS, so an
-//! owner's concurrent revive or commit simply changes what gets delivered.
-//!
-//! Targeted waker (`notify_waiter`), without popping: PREPARED → TARGETED,
-//! PARKED → TARGETED then one `futex_wake`, or PARKED_EXTERNAL → TARGETED
-//! then one call of the hook. The slot stays stacked; its owner withdraws
-//! it like a cancel (pops itself from the top, or leaves it CANCELLED for a
-//! later pop or its own revive).
-//!
-//! Timed-out owner: withdraws the same way, from PARKED. Whoever's CAS on
-//! the word comes first wins: the owner's (timed out, nothing was
-//! delivered) or a notifier's (notified, and the owner reports that). An
-//! owner whose `park` returned, for whatever reason, withdraws from
-//! PARKED_EXTERNAL the same way: a park's return is a timeout to the slot,
-//! unless a notifier's CAS came first.
-//!
-//! Orderings on the word: atomicity, not ordering, decides every race
-//! above, and each Acquire and Release on it is *defensive*. Each was
-//! weakened to Relaxed on its own, and every loom model still passed. No
-//! payload rides on this word: the contract makes a returning commit mean
-//! "re-check", and the waiter reads what a notifier published through its
-//! own condition. They stay for two things the models cannot show. A slot
-//! handed between threads needs the claim's Acquire to carry `epoch` from
-//! its last holder (every model keeps a slot on one thread). And a
-//! notifier's read of `next`, before its pop, must happen before the owner
-//! sees SIGNALED and pushes again over that link: the delivery's Release
-//! and the owner's Acquire forbid that load-buffering outcome, which loom
-//! does not explore.
+//! Orderings: atomicity, not ordering, decides every race on the word, and
+//! each Acquire and Release on it is defensive (every loom model passes
+//! with it weakened to Relaxed). They stay for what the models cannot show:
+//! docs/notifier.md, "Every ordering".
 
 use crate::sync::{AtomicU64, Futex, Ordering};
 
@@ -85,11 +58,9 @@ pub(crate) enum Delivery {
     Signalled,
     /// The owner was asleep: woken with one futex wake.
     Woken,
-    /// The owner was asleep in its caller's `park`: woken with one call of
-    /// the notifier's `Unpark` hook.
+    /// The owner was asleep in its caller's `park`: one call of the `Unpark` hook.
     Unpark,
-    /// The slot had been cancelled or already woken by a targeted wake:
-    /// nobody was newly notified.
+    /// Cancelled, or already woken by a targeted wake: nobody newly notified.
     Skipped,
 }
 
@@ -98,8 +69,7 @@ pub(crate) enum Delivery {
 pub(crate) enum Claim {
     /// The slot was off the stack: it is PREPARED now and must be pushed.
     Push,
-    /// The slot was still stacked, cancelled below the top: it is PREPARED
-    /// again where it stands, with no push.
+    /// Still stacked, cancelled below the top: PREPARED again in place, no push.
     Revived,
 }
 
@@ -128,14 +98,13 @@ pub(crate) enum ParkEnd {
 pub(crate) struct Slot {
     /// The protocol state above; the owner sleeps on it.
     pub(crate) futex: Futex,
-    /// The stack word (top and epoch) that was on the stack when this slot
-    /// was pushed: the link a pop restores. Written by the owner before its
-    /// push CAS (which publishes it, Release); read by notifiers after an
-    /// Acquire load of the state.
+    /// The stack word that was on top when this slot was pushed: the link a
+    /// pop restores. The owner writes it before its push CAS (Release, which
+    /// publishes it); notifiers read it after an Acquire load of the state.
     pub(crate) next: AtomicU64,
     /// This slot's epoch, pre-shifted into the state's epoch field. Only the
-    /// token holder touches it (Relaxed); the slot claim's Acquire and the
-    /// Release stores that end a wait carry it between holders.
+    /// token holder touches it (Relaxed); the Release that ends a wait and
+    /// the next claim's Acquire carry it between holders.
     pub(crate) epoch: AtomicU64,
 }
 
@@ -153,14 +122,12 @@ impl Slot {
         self.futex.word().load(Ordering::Relaxed)
     }
 
-    /// The owner starts a wait on slot `wid`: IDLE → PREPARED (then the
-    /// caller pushes it), or CANCELLED → PREPARED (still stacked: revived
-    /// in place).
+    /// The owner starts a wait on slot `wid`: IDLE → PREPARED (the caller
+    /// then pushes it) or CANCELLED → PREPARED (revived in place).
     ///
     /// # Panics
     ///
-    /// If the slot already has a wait in progress; the word is left as it
-    /// was.
+    /// If the slot already has a wait in progress; the word is left as it was.
     #[track_caller]
     pub(crate) fn claim(&self, wid: usize) -> Claim {
         match self.try_claim() {
@@ -169,14 +136,12 @@ impl Slot {
         }
     }
 
-    /// [`claim`](Slot::claim), with the state found as the error when the
-    /// slot already has a wait in progress; the word is then left as it
-    /// was.
+    /// [`claim`](Slot::claim), with the state found as the error; the word is left as it was.
     pub(crate) fn try_claim(&self) -> Result<Claim, u32> {
         let word = self.futex.word();
-        // Acquire: pairs with the Release that ended the slot's previous
-        // wait (carrying its epoch) or with the notifier's CAS that popped
-        // it. Defensive, as are the CAS's below (module docs, "Orderings").
+        // Acquire: pairs with the Release that ended the slot's last wait
+        // (carrying `epoch`) or with the CAS that popped it. Defensive, as
+        // are the CASes below (module docs, "Orderings").
         let mut current = word.load(Ordering::Acquire);
         loop {
             let claim = match current {
@@ -193,9 +158,8 @@ impl Slot {
         }
     }
 
-    /// The owner popped its own slot off the top of the stack: free it. A
-    /// swap, not a store: a targeted wake may have landed on the word.
-    /// AcqRel is defensive (module docs, "Orderings").
+    /// The owner popped its own slot off the top: free it. A swap, as a
+    /// targeted wake may have landed; defensive (module docs, "Orderings").
     pub(crate) fn leave_popped(&self) -> Withdrawal {
         match self.futex.word().swap(IDLE, Ordering::AcqRel) {
             TARGETED => Withdrawal::Targeted,
@@ -203,12 +167,10 @@ impl Slot {
         }
     }
 
-    /// The owner leaves the waiter set while its slot is below the top of
-    /// the stack, or already popped by a notifier: mark it CANCELLED (a
-    /// later pop skips it, the owner's next claim revives it), or, if a
-    /// notifier got here first and signalled it, take the signal and free
-    /// the slot. The word's CAS decides the race. Its orderings and the
-    /// load's are defensive (module docs, "Orderings").
+    /// The owner withdraws a slot below the top, or already popped: CANCELLED
+    /// (a later pop skips it, the next claim revives it), or, if a notifier
+    /// signalled it first, take the signal and free the slot; the CAS decides.
+    /// Defensive orderings (module docs, "Orderings").
     pub(crate) fn leave_in_place(&self, wid: usize) -> Withdrawal {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Acquire);
@@ -230,20 +192,17 @@ impl Slot {
         }
     }
 
-    /// End a wait after the slot left the stack: it may be prepared again.
-    /// Release carries `epoch` to the next claim; defensive (module docs,
-    /// "Orderings").
+    /// End a wait after the slot left the stack. Release carries `epoch` to
+    /// the next claim; defensive (module docs, "Orderings").
     #[inline]
     pub(crate) fn release(&self) {
         self.futex.word().store(IDLE, Ordering::Release);
     }
 
-    /// The owner's commit: PREPARED → `parked` (PARKED or
-    /// PARKED_EXTERNAL) announces that it is about to sleep. If a notifier
-    /// got here first it never sleeps: the error says how its wait ended.
-    /// Acquire on both outcomes, and on the loads after the sleep: a
-    /// delivery's Release happens before whatever the owner does next.
-    /// Defensive (module docs, "Orderings").
+    /// The owner's commit, PREPARED → `parked` (PARKED or PARKED_EXTERNAL).
+    /// If a notifier got here first it never sleeps: the error says how its
+    /// wait ended. Acquire here and on the loads after the sleep, so a
+    /// delivery's Release comes first; defensive (module docs, "Orderings").
     #[inline]
     pub(crate) fn commit(&self, parked: u32) -> Result<(), ParkEnd> {
         self.futex
@@ -276,11 +235,9 @@ impl Slot {
         }
     }
 
-    /// After a successful [`commit`](Slot::commit) to PARKED_EXTERNAL:
-    /// sleep once in the caller's `park`, then read how the wait ended. A
-    /// word still PARKED_EXTERNAL means no wake came (the park timed out,
-    /// returned spuriously or for its own reason): that is
-    /// [`ParkEnd::TimedOut`], and the owner withdraws as on a timeout.
+    /// After a [`commit`](Slot::commit) to PARKED_EXTERNAL: sleep once in the
+    /// caller's `park`, then read how the wait ended. Still PARKED_EXTERNAL
+    /// means no wake came: [`ParkEnd::TimedOut`], and the owner withdraws.
     pub(crate) fn park_external(
         &self,
         deadline: Option<std::time::Instant>,
@@ -288,24 +245,21 @@ impl Slot {
     ) -> ParkEnd {
         self.futex.count_external_wait();
         park(deadline);
-        // Acquire, defensive as the others (module docs, "Orderings"); a
-        // stale PARKED_EXTERNAL only sends the owner to withdraw, whose CAS
-        // then finds what the notifier wrote.
+        // Defensive Acquire (module docs, "Orderings"): a stale PARKED_EXTERNAL
+        // only sends the owner to withdraw, whose CAS finds what the notifier wrote.
         match self.futex.word().load(Ordering::Acquire) {
             PARKED_EXTERNAL => ParkEnd::TimedOut,
             now => end_of_wait(now),
         }
     }
 
-    /// Count a wake through the notifier's unpark hook among this slot's
-    /// wakes.
+    /// Count a wake through the notifier's unpark hook among this slot's wakes.
     pub(crate) fn count_external_wake(&self) {
         self.futex.count_external_wake();
     }
 
-    /// Deliver a notification to a slot this notifier has just popped. For
-    /// [`Delivery::Woken`] the caller must then call [`Slot::wake`], and for
-    /// [`Delivery::Unpark`] the notifier's hook.
+    /// Deliver to a slot this notifier just popped. Then, for
+    /// [`Delivery::Woken`], the caller calls [`Slot::wake`]; for [`Delivery::Unpark`], the hook.
     pub(crate) fn deliver(&self) -> Delivery {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Relaxed);
@@ -322,10 +276,9 @@ impl Slot {
                 TARGETED => (SIGNALED, Delivery::Skipped),
                 _ => unreachable!("popped a slot in state {}", state_name(current)),
             };
-            // Release pairs with the owner's Acquire in `park`, `claim`
-            // and `leave_in_place`; defensive (module docs, "Orderings"). A
-            // failure means the owner moved first (a revive or a commit):
-            // deliver to what it became.
+            // Release pairs with the owner's Acquire in `park`, `claim` and
+            // `leave_in_place`; defensive (module docs, "Orderings"). A failure
+            // means the owner moved first (a revive, a commit): deliver to that.
             match word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return delivery,
                 Err(now) => current = now,
@@ -333,11 +286,9 @@ impl Slot {
         }
     }
 
-    /// Targeted wake, without popping: what it delivered to an owner that
-    /// was waiting (prepared, parked or parked externally), or
-    /// [`Delivery::Skipped`] if it was not. For [`Delivery::Woken`] the
-    /// futex wake is made here; for [`Delivery::Unpark`] the caller calls
-    /// the notifier's hook.
+    /// Targeted wake, without popping: what it delivered to a waiting owner,
+    /// or [`Delivery::Skipped`]. It makes the futex wake for [`Delivery::Woken`];
+    /// for [`Delivery::Unpark`] the caller calls the hook.
     pub(crate) fn wake_in_place(&self) -> Delivery {
         let word = self.futex.word();
         let mut current = word.load(Ordering::Acquire);

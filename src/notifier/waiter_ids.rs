@@ -1,10 +1,7 @@
 //! [`WaiterIds`]: ids in `0..capacity` for waiters that come and go.
 //!
-//! A [`Notifier`](crate::Notifier) names each waiter by a slot id, one
-//! waiter per slot at a time. Worker threads own theirs for life. A thread
-//! that waits now and then (one waiting for a pool to finish its jobs) needs
-//! an id only while it waits, and must not share it with another such
-//! thread. `WaiterIds` hands them out.
+//! A [`Notifier`](crate::Notifier) names each waiter by a slot id. A thread
+//! that waits now and then borrows one, never shared, while it waits.
 //!
 //! | bits of word `w` | meaning |
 //! |---|---|
@@ -13,37 +10,13 @@
 use crate::sync::{AtomicU64, Ordering};
 
 /// A set of ids in `0..capacity`, each held by at most one [`WaiterId`] at a
-/// time. Taking and giving back an id is lock-free: a CAS on one word of a
-/// bitmap.
-///
-/// # Examples
-///
-/// ```
-/// use eventcount::{Notifier, WaiterIds};
-///
-/// let notifier = Notifier::new(4);
-/// let ids = WaiterIds::new(notifier.capacity());
-/// let id = ids.acquire().expect("a free id");
-/// let wait = notifier.prepare_wait(id.get());
-/// notifier.cancel_wait(wait);
-/// drop(id); // the id is free again
-/// ```
+/// time; taking and giving one back is a CAS on one word of a bitmap.
 pub struct WaiterIds {
     words: Box<[AtomicU64]>,
     capacity: usize,
 }
 
 /// One id taken from a [`WaiterIds`]; dropping it gives the id back.
-///
-/// # Examples
-///
-/// ```
-/// let ids = eventcount::WaiterIds::new(2);
-/// let a = ids.acquire().unwrap();
-/// let b = ids.acquire().unwrap();
-/// assert_ne!(a.get(), b.get());
-/// assert!(ids.acquire().is_none()); // both taken
-/// ```
 #[must_use = "dropping a WaiterId gives its id back at once"]
 pub struct WaiterId<'a> {
     ids: &'a WaiterIds,
@@ -55,8 +28,7 @@ impl WaiterIds {
     ///
     /// # Panics
     ///
-    /// If `capacity` is 0: no id could ever be handed out, and every
-    /// [`acquire`](WaiterIds::acquire) would return `None`.
+    /// If `capacity` is 0: no id could ever be handed out.
     ///
     /// # Examples
     ///
@@ -94,12 +66,10 @@ impl WaiterIds {
         }
     }
 
-    /// Take a free id, or `None` if every id is taken. The lowest free id
-    /// is preferred, so a few waiters keep to the first words.
-    ///
-    /// Acquire on success, Release when the id is given back: a thread that
-    /// takes an id sees everything its last holder did with it (a
-    /// `Notifier` slot it cancelled or committed on).
+    /// Take a free id, or `None` if every id is taken; the lowest first, so a
+    /// few waiters keep to the first words. Acquire here and Release when
+    /// the id is given back: a taker sees what its last holder did with it
+    /// (a `Notifier` slot it cancelled or committed on).
     ///
     /// # Examples
     ///
@@ -137,14 +107,6 @@ impl WaiterIds {
 
     internal! {
         /// Ids taken right now (a snapshot, for tests and monitoring).
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let ids = eventcount::WaiterIds::new(70);
-        /// let _a = ids.acquire();
-        /// assert_eq!(ids.in_use(), 1);
-        /// ```
         #[must_use]
         pub fn in_use(&self) -> usize {
             let taken: usize = self
