@@ -7,9 +7,8 @@ use std::fmt;
 ///
 /// Returned by [`Notifier::try_new`](crate::Notifier::try_new) and
 /// [`SleepProtocol::try_new`](crate::SleepProtocol::try_new); the panicking
-/// constructors print the same message. Zero is refused because nothing could ever wait on
-/// such a primitive: its first use would panic with an index out of range.
-/// The message tells the two cases apart and names the values.
+/// constructors print the same message. Zero is refused: nothing could
+/// ever wait on such a primitive.
 ///
 /// # Examples
 ///
@@ -33,18 +32,8 @@ pub struct CapacityError {
 impl CapacityError {
     internal! {
         /// An error for a `what` (a type's name) asked for `requested` `unit`s
-        /// (such as "workers") when it can hold `1..=max_capacity`. For
-        /// implementations of [`SleepProtocol`](crate::SleepProtocol) outside
-        /// this crate, whose `try_new` returns it.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let err = eventcount::CapacityError::new("MyPool", "workers", 300, 255);
-        /// assert_eq!(err.to_string(), "MyPool supports at most 255 workers, but 300 were requested");
-        /// let none = eventcount::CapacityError::new("MyPool", "workers", 0, 255);
-        /// assert_eq!(none.to_string(), "MyPool cannot have 0 workers: it needs at least 1");
-        /// ```
+        /// when it can hold `1..=max_capacity`, for implementations of
+        /// [`SleepProtocol`](crate::SleepProtocol) outside this crate.
         #[must_use]
         pub fn new(
             what: &'static str,
@@ -62,8 +51,7 @@ impl CapacityError {
     }
 
     internal! {
-        /// How many slots (or workers) were asked for: 0, or more than
-        /// [`max_capacity`](CapacityError::max_capacity).
+        /// How many slots (or workers) were asked for.
         #[must_use]
         pub fn requested(&self) -> usize {
             self.requested
@@ -96,8 +84,7 @@ impl fmt::Display for CapacityError {
     }
 }
 
-/// `Ok` if `1..=max_capacity` holds `requested`, else the error for `what`
-/// and `unit` (see [`CapacityError::new`]).
+/// `Ok` if `1..=max_capacity` holds `requested`, else the error.
 pub(crate) fn check_capacity(
     what: &'static str,
     unit: &'static str,

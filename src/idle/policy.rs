@@ -1,5 +1,4 @@
-//! [`IdlePolicy`]: how long an idle worker searches before it sleeps, and
-//! how many idle workers may search at once.
+//! [`IdlePolicy`]: how idle workers search before they sleep.
 
 use std::time::Duration;
 
@@ -16,34 +15,14 @@ pub(crate) const RAYON_ROUNDS: u32 = if cfg!(all(test, loom)) { 2 } else { 32 };
 ///
 /// # The default
 ///
-/// Searching costs CPU while it lasts; a sleep costs its CPU and the wake's
-/// latency, together `C`. Each worker of [`IdlePolicy::new`] measures `C`
-/// where it runs, and searches for the budget between 0 and `C` that would
-/// have cost least over its recent idle gaps: work at long gaps (a timer's
-/// ticks) means sleep at once, work within `C` a search just long enough to
-/// catch it. Top-level loops and waits on a job's latch learn apart. Every
-/// idle worker may search.
-///
-/// A pool with more workers than the CPUs it may run on (its affinity mask
-/// and cgroup quota, as [`available_parallelism`](std::thread::available_parallelism)
-/// reads them) idles as rayon does instead: there a yield hands the CPU to
-/// a runnable peer, and a woken sleeper waits for a CPU.
+/// A sleep costs its CPU and the wake's latency, together `C`. Each worker
+/// of [`IdlePolicy::new`] measures `C` where it runs, and searches for the
+/// budget between 0 and `C` that would have cost least over its recent idle
+/// gaps. Every idle worker may search. A pool with more workers than the
+/// CPUs it may run on idles as rayon does instead.
 ///
 /// No wake depends on the policy. [docs/idle-policy.md](crate::docs::idle_policy)
 /// states the rule, its cost model and its bound.
-///
-/// # Examples
-///
-/// ```
-/// use eventcount::{IdlePolicy, JecSleep, SleepProtocol};
-/// use std::time::Duration;
-///
-/// let learned = IdlePolicy::default().max_searching(4); // at most 4 searchers
-/// let fixed = IdlePolicy::fixed_budget(Duration::from_micros(50));
-/// assert_ne!(learned, fixed);
-/// let sleep = JecSleep::try_new(8, learned, None).unwrap();
-/// assert_eq!(sleep.capacity(), 8);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct IdlePolicy {
@@ -79,8 +58,7 @@ pub(crate) enum Searchers {
 
 impl IdlePolicy {
     /// The default (see "The default" above), as a `const fn` for a
-    /// pool's `static` or `const` configuration; the same as
-    /// [`IdlePolicy::default`].
+    /// `static` or `const` configuration.
     ///
     /// # Examples
     ///
@@ -135,13 +113,6 @@ impl IdlePolicy {
     internal! {
         /// `rounds` yield rounds before every sleep, on any machine, every idle
         /// worker searching.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let rayon = eventcount::IdlePolicy::rounds(32);
-        /// assert_eq!((rayon, rayon.searcher_cap(8)), (eventcount::IdlePolicy::rayon(), None));
-        /// ```
         pub const fn rounds(rounds: u32) -> Self {
             IdlePolicy {
                 search: Search::Rounds(rounds),
@@ -156,8 +127,7 @@ impl IdlePolicy {
     ///
     /// # Panics
     ///
-    /// If `budget` is more than one second (a spin loop, not an idle
-    /// policy). The message names the budget.
+    /// If `budget` is more than one second (a spin loop, not an idle policy).
     ///
     /// # Examples
     ///
@@ -214,16 +184,8 @@ impl IdlePolicy {
     }
 
     internal! {
-        /// At most half the pool (rounded up) searching at once, as
-        /// [`max_searching`](IdlePolicy::max_searching) says: tokio's and Go's
-        /// cap.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let p = eventcount::IdlePolicy::rayon().max_searching_half();
-        /// assert_eq!(p.searcher_cap(7), Some(4));
-        /// ```
+        /// At most half the pool (rounded up) searching at once: tokio's and
+        /// Go's cap.
         pub const fn max_searching_half(mut self) -> Self {
             self.searchers = Searchers::Half;
             self
@@ -233,13 +195,6 @@ impl IdlePolicy {
     internal! {
         /// rayon PR #1314's cap: no more idle workers awake than busy ones (one
         /// may always search), joining workers counted too.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let pr1314 = eventcount::IdlePolicy::rayon().max_searching_busy();
-        /// assert_eq!(pr1314.searcher_cap(8), None); // it depends on who is busy
-        /// ```
         pub const fn max_searching_busy(mut self) -> Self {
             self.searchers = Searchers::Busy;
             self
@@ -248,15 +203,7 @@ impl IdlePolicy {
 
     internal! {
         /// With `true`, a wake that finds nothing sends the worker back to sleep
-        /// without a search (rayon PR #1314's rule); every policy's default is
-        /// `false`.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let pr1314 = eventcount::IdlePolicy::rayon().sleep_after_empty_wake(true);
-        /// assert_ne!(pr1314, eventcount::IdlePolicy::rayon());
-        /// ```
+        /// without a search (rayon PR #1314's rule).
         pub const fn sleep_after_empty_wake(mut self, on: bool) -> Self {
             self.empty_wake_sleeps = on;
             self
@@ -265,14 +212,7 @@ impl IdlePolicy {
 
     internal! {
         /// The most workers that may search from their top-level idle loop at
-        /// once in a pool of `workers`, or `None` if that is not a fixed number
-        /// (no cap, or [`max_searching_busy`](IdlePolicy::max_searching_busy)).
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// assert_eq!(eventcount::IdlePolicy::tokio().searcher_cap(4), Some(2));
-        /// ```
+        /// once in a pool of `workers`, or `None` if that is not a fixed number.
         #[must_use]
         pub const fn searcher_cap(&self, workers: usize) -> Option<usize> {
             match self.searchers {

@@ -1,18 +1,13 @@
 //! `NotifierSleep`'s count of the workers a post can rely on: the awake
-//! idle workers, and the sleepers that a wake of the protocol's own has
-//! reached but that have not yet counted themselves back in.
+//! idle workers, and the woken ones not yet back.
 //!
 //! | bits   | field        | meaning |
 //! |--------|--------------|---------|
 //! | 0..32  | `waking`, plus 2³¹ | wakes delivered by the protocol's own notifies whose worker is not yet back in `awake_idle`. Signed: a woken worker can count itself back before its waker credits the wake, and the field is below zero until the credit lands. The bias keeps the field's arithmetic inside its 32 bits |
 //! | 32..64 | `awake_idle` | workers between `start_looking` (or a wake) and the end of their search (or their announcement): idle, not asleep, not announced. At most the capacity |
 //!
-//! A post relies on `awake_idle + max(waking, 0)` workers (`covering`). A
-//! woken worker moves from `waking` to `awake_idle` in one RMW, so no read
-//! counts it twice, and `max(waking, 0)` never exceeds the workers that
-//! were woken and are not yet back: the count a post reads is never above
-//! the workers that will search (docs/notifier.md, "The awake idle
-//! count").
+//! A post relies on `awake_idle + max(waking, 0)` workers (`covering`),
+//! never more than will search (docs/notifier.md, "The awake idle count").
 //!
 //! Every access is Relaxed: the SeqCst fences of the notifier's handshake
 //! order it against the queues, and a read that misses an increment makes
@@ -42,8 +37,7 @@ impl IdleWord {
         (self.0 >> 32) as usize
     }
 
-    /// Wakes delivered and credited, less the workers back from one;
-    /// below zero while a worker's count-back is ahead of its credit.
+    /// Wakes delivered and credited, less the workers back from one.
     pub(super) fn waking(self) -> i64 {
         (self.0 & WAKING_MASK) as i64 - BIAS as i64
     }

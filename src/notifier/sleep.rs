@@ -1,15 +1,8 @@
 //! [`NotifierSleep`]: the [`Notifier`] behind the [`SleepProtocol`] trait,
-//! with an [`IdlePolicy`] for the rounds before a worker sleeps. It lives
-//! beside the notifier it adapts, as `JecSleep` lives in `src/jec/`.
-//!
-//! The protocol's operations are the methods of [`SleepProtocol`] and
-//! nothing else, as for [`JecSleep`](crate::JecSleep): one contract,
-//! documented once on the trait, that a scheduler generic over the protocol
-//! and one that names `NotifierSleep` call in the same words, with no
-//! forwarding layer between the two to drift. What is inherent is what only
-//! this type has: its constructors, its policy and its count of awake idle
-//! workers. The notifier inside stays inside: a wait prepared on it by hand
-//! would take wakes that the protocol counts on a worker coming back.
+//! with an [`IdlePolicy`] for the rounds before a worker sleeps. Its
+//! operations are the trait's methods alone, and the notifier inside stays
+//! inside: a wait prepared on it by hand would take wakes that the protocol
+//! counts on a worker coming back.
 
 use std::time::Instant;
 
@@ -35,21 +28,11 @@ use crate::unpark::Unpark;
 /// notifier, with the worker's [`CoreLatch`] stepped through SLEEPY and
 /// SLEEPING so a latch setter knows when to wake it.
 ///
-/// Awake idle workers are counted in one shared word, as rayon counts its
-/// inactive ones: `start_looking` and a wake add one, the end of a search
-/// and going to sleep take one off. A worker that a wake reached counts
-/// from the moment its waker delivered it, before it runs, as rayon's
-/// waker takes a woken worker off the sleeping count. A post wakes only as
-/// many sleepers as these workers cannot cover (when the queue was empty
-/// before it), and costs one fence plus one load when nobody sleeps. The
-/// last of them to find work wakes one sleeper to search in its place
-/// (the hand-off), and the searcher cap sends workers over it straight to
-/// sleep. A worker that withdraws from a sleep attempt keeps a
-/// notification that reached it: it counts as woken by it. [docs/notifier.md](crate::docs::notifier),
+/// Awake idle workers are counted in one shared word, and a post wakes only
+/// as many sleepers as they cannot cover; with nobody asleep it costs one
+/// fence plus one load. [docs/notifier.md](crate::docs::notifier),
 /// "NotifierSleep", has the word's layout, its orderings and why no wake
 /// is lost.
-///
-/// A latch wake is [`Notifier::notify_waiter`]: the owner and nobody else.
 ///
 /// # Examples
 ///
@@ -72,29 +55,17 @@ pub struct NotifierSleep {
     ///
     /// (`idle_count.rs` has the details.)
     idle: CachePadded<IdleCount>,
-    /// What each worker's idle periods learned and cost (only that worker
-    /// writes it).
+    /// What each worker's idle periods learned and cost.
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
-    /// Workers in an idle period, asleep or not: what rayon PR #1314's
-    /// searcher bound counts as not busy, as `JecSleep`'s inactive count
-    /// does. No wake depends on it.
+    /// Workers in an idle period, asleep or not, for rayon PR #1314's
+    /// searcher bound. No wake depends on it.
     looking: unmodeled::AtomicU32,
     pool: PoolIdle,
 }
 
 /// What an idle worker of a [`NotifierSleep`] pool carries between rounds:
 /// its search, which ends when this state goes to `work_found` or is
-/// dropped (as [`JecIdle`](crate::JecIdle)'s does).
-///
-/// # Examples
-///
-/// ```
-/// use eventcount::{NotifierSleep, SleepProtocol};
-///
-/// let sleep = NotifierSleep::new(2);
-/// let idle = sleep.start_looking(1);
-/// sleep.work_found(idle);
-/// ```
+/// dropped.
 #[derive(Debug)]
 #[must_use = "a NotifierIdle is passed to no_work_found each empty round, then to work_found"]
 pub struct NotifierIdle<'a> {
@@ -105,15 +76,13 @@ pub struct NotifierIdle<'a> {
     /// awake idle count, and its caller is making its last search.
     prepared: Option<PreparedWait<'a>>,
     /// Whether the worker is in the awake idle count or announced: false
-    /// from a park of the caller's that returned with no wake until the
-    /// next round, which counts it back in (docs/notifier.md,
-    /// "NotifierSleep", step 8).
+    /// after a park of the caller's returned with no wake, until the next
+    /// round (docs/notifier.md, "NotifierSleep", step 8).
     counted: bool,
 }
 
 #[cfg(all(test, loom))]
 impl NotifierIdle<'_> {
-    /// Whether this search holds a searcher slot (for the loom models).
     pub(crate) fn holds_searcher_slot(&self) -> bool {
         self.period.slot
     }
@@ -149,22 +118,8 @@ impl NotifierSleep {
     }
 
     internal! {
-        /// Workers awake and idle right now: between `start_looking` (or a
-        /// wake) and the end of their search (or their announcement, the round
-        /// before they try to sleep). At most [`capacity`](SleepProtocol::capacity).
-        /// A snapshot, for tests and monitoring.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use eventcount::{NotifierSleep, SleepProtocol};
-        ///
-        /// let sleep = NotifierSleep::new(2);
-        /// let idle = sleep.start_looking(1);
-        /// assert_eq!(sleep.awake_idle(), 1);
-        /// sleep.work_found(idle);
-        /// assert_eq!(sleep.awake_idle(), 0);
-        /// ```
+        /// Workers awake and idle right now: a snapshot, for tests and
+        /// monitoring.
         #[must_use]
         pub fn awake_idle(&self) -> usize {
             self.idle.load().awake_idle()
@@ -172,17 +127,16 @@ impl NotifierSleep {
     }
 }
 
-/// Ends a sleep attempt, however it ends (a commit, a withdrawal, or a
-/// panic in the caller's check or at a misuse): the wait withdrawn if it is
-/// still prepared, the latch back from SLEEPING to UNSET if this attempt
-/// stepped it there, and the worker counted awake and idle again.
+/// Ends a sleep attempt, however it ends (a panic included): the wait
+/// withdrawn if still prepared, the latch back to UNSET if this attempt
+/// stepped it, and the worker counted awake and idle again.
 struct AwakeAgain<'a> {
     notifier: &'a Notifier,
     idle: &'a IdleCount,
     /// The prepared wait, until the attempt commits or withdraws it.
     wait: Option<PreparedWait<'a>>,
     /// A wake of the protocol's reached the worker: it moves from
-    /// `waking` to `awake_idle`, where its waker's credit counted it.
+    /// `waking` to `awake_idle`.
     woken: bool,
     /// Cleared when the worker leaves its idle period instead: a park of
     /// the caller's returned with no wake.
@@ -193,8 +147,7 @@ struct AwakeAgain<'a> {
 }
 
 impl AwakeAgain<'_> {
-    /// Leave the waiter set without sleeping, keeping a notification that
-    /// already reached the worker: it counts as woken by it.
+    /// Leave the waiter set, keeping a notification that reached the worker.
     fn withdraw(&mut self, operation: &str) {
         if let Some(wait) = self.wait.take() {
             self.woken |= self.notifier.withdraw_keeping(wait, operation);
@@ -219,22 +172,19 @@ impl Drop for AwakeAgain<'_> {
 }
 
 impl NotifierSleep {
-    /// Searcher slots taken right now (for the loom models' checks).
     #[cfg(all(test, loom))]
     pub(crate) fn searcher_slots_taken(&self) -> u32 {
         self.pool.slots.taken()
     }
 
-    /// Wakes credited whose worker is not back yet (for the loom models'
-    /// checks: 0 at rest).
+    /// Wakes credited whose worker is not back yet (0 at rest).
     #[cfg(all(test, loom))]
     pub(crate) fn waking(&self) -> i64 {
         self.idle.load().waking()
     }
 
     /// (idle workers awake, busy workers), for rayon PR #1314's searcher
-    /// bound. This protocol does not count its sleepers, so they count as
-    /// busy here.
+    /// bound. Sleepers are not counted here, so they count as busy.
     fn idle_counts(&self) -> (usize, usize) {
         let looking = self.looking.load(unmodeled::Relaxed) as usize;
         (
@@ -243,8 +193,7 @@ impl NotifierSleep {
         )
     }
 
-    /// `awake_idle += 1` for a worker that starts looking (or looks again
-    /// after its park's own return), refusing to pass the capacity.
+    /// `awake_idle += 1`, refusing to pass the capacity.
     #[inline]
     #[track_caller]
     fn count_awake_idle(&self, operation: &str, worker: usize) {
@@ -261,14 +210,9 @@ impl NotifierSleep {
         self.looking.fetch_add(1, unmodeled::Relaxed);
     }
 
-    /// A round that starts after its deadline: no search and no sleep. A
-    /// worker that announced itself in the round before withdraws, as it
-    /// does when its final check finds work: it leaves the waiter set,
-    /// keeping a notification that reached it (it counts as woken by it),
-    /// it counts among the awake idle workers again, and its next round
-    /// announces it anew. Its caller searches before that round, or ends
-    /// the search (and hands off), as after any round, so a post that now
-    /// relies on it loses nothing.
+    /// A round that starts after its deadline: no search and no sleep. An
+    /// announced worker withdraws as when its final check finds work
+    /// (docs/notifier.md, "NotifierSleep").
     fn past_deadline(&self, operation: &str, idle: &mut NotifierIdle<'_>) -> Round {
         if let Some(wait) = idle.prepared.take() {
             if self.notifier.withdraw_keeping(wait, operation) {
@@ -281,10 +225,8 @@ impl NotifierSleep {
         Round::PastDeadline
     }
 
-    /// The round after the announcement: the caller searched every queue
-    /// since `wait` was prepared and found nothing. Steps 5–8 of
-    /// [docs/notifier.md](crate::docs::notifier), "NotifierSleep". `operation` is the public call,
-    /// for the messages.
+    /// The round after the announcement, whose search found nothing: steps
+    /// 5–8 of [docs/notifier.md](crate::docs::notifier), "NotifierSleep".
     #[allow(clippy::too_many_arguments)]
     #[track_caller]
     fn sleep(
@@ -297,9 +239,6 @@ impl NotifierSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
-        // However this ends (a commit, a withdrawal, or a panic): the wait
-        // withdrawn if still prepared, the worker counted awake and idle
-        // again, and the latch back to UNSET once this attempt stepped it.
         let mut awake_again = AwakeAgain {
             notifier: &self.notifier,
             idle: &self.idle,
@@ -310,25 +249,18 @@ impl NotifierSleep {
         };
         // 5. UNSET -> SLEEPY -> SLEEPING, after the worker is on the waiter
         //    stack, so a setter that sees SLEEPING and notifies reaches it.
-        //    Either step fails only if the latch is set; the first panics,
-        //    writing nothing, if another worker holds the latch.
         let asleep = latch.get_sleepy_as(idle.worker, operation) && latch.fall_asleep();
         if asleep {
             awake_again.latch = Some(latch);
         }
-        // 6. The final check, as the protocols' contract names it.
-        //    Either way out, the wait is withdrawn keeping a notification
-        //    that reached it: the worker counts as woken by it (step 8).
+        // 6. The final check; either way out keeps a notification (step 8).
         let outcome = if !asleep || has_work() {
             awake_again.withdraw(operation);
             idle.period.search_again();
             Round::Withdrew
         } else {
-            // 7. Sleep until notified, or until the deadline: on the slot's
-            //    futex word, or in the caller's `park` (the slot parked
-            //    externally, which a notify wakes through the hook). A
-            //    return with no notification withdraws the slot as a
-            //    timeout does.
+            // 7. Sleep until notified or the deadline, on the slot's futex
+            //    word or in the caller's `park`.
             let worker_idle = &self.workers_idle[idle.worker];
             idle.period.sleeping(worker_idle);
             let external = park.is_some();
@@ -353,12 +285,8 @@ impl NotifierSleep {
                 Ended::Withdrew => {
                     if external {
                         idle.period.park_returned(worker_idle);
-                        // Out of the caller's park with no wake, the worker
-                        // leaves its idle period instead of counting awake
-                        // again: the park returned for its own reason (a
-                        // driver's event), so the worker has work of its
-                        // own, no post counted on it, and its end hands off
-                        // nothing. Its next round counts it back in.
+                        // The park returned for its own reason: the worker
+                        // has work of its own, and no post counted on it.
                         awake_again.count = false;
                         idle.counted = false;
                         self.looking.fetch_sub(1, unmodeled::Relaxed);
@@ -369,26 +297,18 @@ impl NotifierSleep {
                 }
             }
         };
-        // 8. Awake again: `awake_idle += 1`, or, if a wake of the
-        //    protocol's reached the worker, `waking -= 1, awake_idle += 1`
-        //    in one step (its waker credited it to `waking`).
+        // 8. Awake again: `awake_idle += 1`, or `waking -= 1, awake_idle += 1`
+        //    in one step after a wake of the protocol's.
         drop(awake_again);
         outcome
     }
 
-    /// The end of a search, from the idle state's drop: uncount the worker
-    /// and give back its searcher slot. If that leaves no worker a post can
-    /// rely on (none awake and idle, none on its way back from a wake), it
-    /// wakes one sleeper to search in its place (the hand-off): a post that
-    /// it covered woke nobody, and it may be taking other work (one fence
-    /// and one load if none sleeps). A worker that announced itself and
-    /// found work in its last search leaves the waiter set instead, keeping
-    /// a notification that reached it (as if woken by it, and gone at
-    /// once), and hands off on the same rule.
+    /// The end of a search, from the idle state's drop: uncount the worker,
+    /// give back its slot, and hand off to one sleeper if no worker a post
+    /// can rely on is left (docs/notifier.md, "The awake idle count").
     fn end_search(&self, idle: &mut NotifierIdle<'_>) {
         if !idle.counted {
-            // Out of the count since its park returned with no wake: no
-            // post counted on it, so there is nothing to hand off.
+            // Uncounted since its park returned: no post counted on it.
             self.pool.slots.release(&mut idle.period.slot);
             return;
         }
@@ -409,8 +329,7 @@ impl NotifierSleep {
         }
     }
 
-    /// `notify_one`, crediting a wake it delivers to `waking` before the
-    /// wake's system call (`Notifier::notify_up_to`).
+    /// `notify_one`, crediting the wake it delivers to `waking`.
     fn wake_one(&self) {
         self.notifier
             .notify_up_to(1, |n| n, |wid| self.delivered(wid));
@@ -424,8 +343,7 @@ impl NotifierSleep {
     }
 
     /// A post of `n` jobs: wake as many sleepers as the awake idle workers
-    /// cannot cover. When the queue was not empty, nobody took the earlier
-    /// work, so wake for all `n` (rayon's rule).
+    /// cannot cover, or all `n` if the queue was not empty (rayon's rule).
     #[inline]
     fn new_jobs(&self, n: usize, queue_was_empty: bool) {
         self.notifier.notify_up_to(
@@ -442,10 +360,8 @@ impl NotifierSleep {
                 }
             },
             // Credited at each delivery, before the wake's system call: so
-            // that `waking` never counts a wake that did not happen, and
-            // that posts during the system call rely on the woken worker.
-            // A worker back before the credit lands is counted once, in
-            // `awake_idle` (idle_count.rs).
+            // `waking` never counts a wake that did not happen, and posts
+            // during the system call rely on the woken worker.
             |wid| self.delivered(wid),
         );
     }
@@ -470,9 +386,7 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
             idle.worker
         );
         if !idle.counted {
-            // The first round after a park of the caller's returned with no
-            // wake: idle again, counted as `start_looking` counts it, even
-            // if the round goes no further.
+            // Back after a park's own return with no wake: count it again.
             self.count_awake_idle(operation, idle.worker);
             idle.counted = true;
         }
@@ -491,19 +405,14 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
             sync::yield_now();
             return Round::Searched;
         }
-        // 1. The search is over: no longer a searcher (the period gave its
-        //    slot back).
-        // 2. The announcement starts with a claim of the worker's waiter
-        //    slot: a slot in use means another thread waits as this worker,
-        //    and it is refused before anything is written.
-        // 3. Then leave the awake idle count, before the push and the
-        //    WaitFence: a poster that reads the count after its NotifyFence
-        //    and still sees us there is ordered before our WaitFence, and
-        //    the search our caller makes next sees its work
-        //    (docs/notifier.md, "NotifierSleep"). Relaxed: the fences order
-        //    it.
-        // (Through `idle.sleep`, which is `self`: the token lives as long
-        // as the idle state.)
+        // 1. The search is over (the period gave its slot back).
+        // 2. Claim the worker's waiter slot; a slot in use is refused before
+        //    anything is written.
+        // 3. Leave the awake idle count before the push and the WaitFence: a
+        //    poster that still sees us after its NotifyFence is ordered
+        //    before our WaitFence, so our caller's next search sees its work.
+        //    Relaxed: the fences order it. (Through `idle.sleep`, which is
+        //    `self`: the token lives as long as the idle state.)
         let announced = idle.sleep.notifier.try_prepare_wait(idle.worker, || {
             self.idle.leave();
         });
@@ -515,9 +424,8 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
                 idle.worker
             ),
         }
-        // 4. Back to the caller, who searches every queue once more: the
-        //    re-check of the event count, and the one that sees work pushed
-        //    to a queue `has_work` does not look at (a worker's own deque).
+        // 4. The caller searches every queue once more: the re-check, which
+        //    also sees work where `has_work` does not look (its own deque).
         Round::Announced
     }
 }

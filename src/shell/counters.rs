@@ -1,5 +1,4 @@
-//! [`IdleCounters`]: what one worker's idle periods cost, as
-//! [`SleepStats`] reports it.
+//! [`IdleCounters`]: what a worker's idle periods cost, for [`SleepStats`].
 
 use std::time::Duration;
 
@@ -22,12 +21,10 @@ pub(crate) enum SearchEnd {
 
 /// One worker's idle counters. Only that worker writes them, on its idle
 /// paths; `stats()` reads them from anywhere (a snapshot). Relaxed cells
-/// that loom does not see (`sync::unmodeled`): nothing is published through
-/// them. With one writer, an addition is a load and a store ([`add`]), not
-/// a locked read-modify-write: an idle period that sleeps makes three to
-/// five of them, and a locked one costs about 20 cycles on x86 even
-/// uncontended. Two threads that use one worker index (a misuse the
-/// protocols panic on where they can see it) could lose a count, never
+/// that loom does not see: nothing is published through them. With one
+/// writer, an addition is a load and a store ([`add`]), not a locked
+/// read-modify-write, which costs about 20 cycles on x86 even uncontended.
+/// Two threads on one worker index (a misuse) could lose a count, never
 /// corrupt one.
 #[derive(Debug)]
 pub(crate) struct IdleCounters {
@@ -37,8 +34,7 @@ pub(crate) struct IdleCounters {
     searches_found_work: AtomicU64,
     searches_gave_up: AtomicU64,
     parked_ns: AtomicU64,
-    /// When the sleep in progress began, on `sync::shared_clock_ns`;
-    /// `AWAKE` if none is.
+    /// When the sleep in progress began (shared clock), or `AWAKE`.
     asleep_since_ns: AtomicU64,
 }
 
@@ -95,8 +91,7 @@ impl IdleCounters {
     }
 
     /// The sleep ended after `ns`. The sleep in progress is cleared first:
-    /// a snapshot taken in between misses this sleep, rather than counting
-    /// it twice.
+    /// a snapshot taken in between misses this sleep, not counts it twice.
     pub(crate) fn parked(&self, ns: u64) {
         self.asleep_since_ns.store(AWAKE, Relaxed);
         add(&self.parked_ns, ns);

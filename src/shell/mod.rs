@@ -1,18 +1,8 @@
 //! The idle side that both protocols share: what a pool's workers share
-//! about idling (the policy's setup and the searcher cap's slots), what
-//! each worker keeps across its idle periods (its rule, its counters, and
-//! the stamp its wakers leave), and [`Period`], which reads the clocks and
-//! drives the idle policy's pure [`IdlePeriod`] with them.
-//!
-//! | file           | what                                                   |
-//! |----------------|--------------------------------------------------------|
-//! | `mod.rs`       | [`PoolIdle`], [`WorkerIdle`] and [`Period`]            |
-//! | `searchers.rs` | the searcher cap's count of top-level searchers        |
-//! | `counters.rs`  | what a worker's idle periods cost, for `SleepStats`    |
-//!
-//! Nothing here wakes anybody, and no wake depends on anything here: the
-//! cap only bounds how many search, and a worker it sends to sleep still
-//! makes the protocol's final check.
+//! about idling ([`PoolIdle`]), what each worker keeps across its idle
+//! periods ([`WorkerIdle`]), and [`Period`], which drives the idle policy's
+//! pure [`IdlePeriod`] on the clocks. No wake depends on anything here
+//! (docs/idle-policy.md, "Why no wake depends on the policy").
 
 mod counters;
 mod searchers;
@@ -44,17 +34,15 @@ pub(crate) fn check_owner<P>(operation: &str, owner: &P, protocol: &P, worker: u
 pub(crate) struct PoolIdle {
     pub(crate) setup: Setup,
     pub(crate) slots: SearcherSlots,
-    /// The latest worker's estimates of a wake's costs (`Learner::ln_wake`,
-    /// the two `f32`s' bits; 0 before any): the machine's, so a worker that
-    /// measured none starts from them. Relaxed, a hint.
+    /// The latest worker's estimates of a wake's costs (the two `f32`s'
+    /// bits; 0 before any), for a worker that measured none. Relaxed, a hint.
     wake_costs: AtomicU64,
     #[cfg(feature = "policy-tools")]
     trace: trace::GapTrace,
 }
 
 impl PoolIdle {
-    /// A pool of `workers` under `policy`, on the CPUs this process may
-    /// use.
+    /// A pool of `workers` under `policy`.
     pub(crate) fn new(policy: IdlePolicy, workers: usize) -> Self {
         PoolIdle {
             setup: Setup::new(&policy, workers, available_cpus()),
@@ -88,9 +76,8 @@ impl PoolIdle {
         self.wake_costs.store(bits, Relaxed);
     }
 
-    /// Whether a phase of a wait of `kind` may search: the cap decides
-    /// (taking a slot into `held`), but in an oversized pool, which has
-    /// none. `idle_counts` is for rayon PR #1314's bound.
+    /// Whether a phase of a wait of `kind` may search: the cap decides,
+    /// but in an oversized pool, which has none.
     fn may_search(
         &self,
         kind: WaitKind,
@@ -101,10 +88,9 @@ impl PoolIdle {
     }
 }
 
-/// How many threads this process may run at once, if known: its affinity
-/// mask and its cgroup's CPU quota, as `available_parallelism` reads them.
-/// Under loom a model must not depend on the machine that runs it: unknown,
-/// but what the crate's own models set ([`with_model_cpus`]).
+/// How many threads this process may run at once, if known. Under loom a
+/// model must not depend on the machine: unknown, but what the crate's own
+/// models set ([`with_model_cpus`]).
 fn available_cpus() -> Option<usize> {
     #[cfg(all(test, loom))]
     return MODEL_CPUS.get();
@@ -124,8 +110,7 @@ thread_local! {
     static MODEL_CPUS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
-/// Run `model` with its pools seeing `cpus` CPUs: the loom models of an
-/// oversized pool.
+/// Run `model` with its pools seeing `cpus` CPUs.
 #[cfg(all(test, loom))]
 pub(crate) fn with_model_cpus(cpus: usize, model: impl FnOnce()) {
     MODEL_CPUS.set(Some(cpus));
@@ -133,10 +118,8 @@ pub(crate) fn with_model_cpus(cpus: usize, model: impl FnOnce()) {
     MODEL_CPUS.set(None);
 }
 
-/// What one worker keeps across its idle periods, on its own cache line
-/// beside its sleep word: its rule, written back at the end of each period
-/// that learned; its counters; and when a waker last woke it. Only the
-/// worker writes the first two; its wakers write the stamp.
+/// What one worker keeps across its idle periods: its rule, its counters,
+/// and when a waker last woke it (the only field its wakers write).
 #[derive(Debug, Default)]
 pub(crate) struct WorkerIdle {
     pub(crate) counters: IdleCounters,
@@ -169,11 +152,9 @@ pub(crate) struct Period {
     clock: IdleClock,
     /// The period has had an empty round (and loaded the worker's rule).
     began: bool,
-    /// When this phase's search began, on the wall clock and the thread's
-    /// CPU clock, while it lasts.
+    /// When this phase's search began (wall clock, thread CPU clock).
     search_since: Option<(u64, Option<u64>)>,
-    /// The thread's CPU clock when the worker last got sleepy, for what its
-    /// sleep costs.
+    /// The thread's CPU clock when the worker last got sleepy.
     sleepy_cpu: Option<u64>,
     /// When the sleep in progress began.
     sleep_started: u64,
@@ -185,7 +166,6 @@ pub(crate) struct Period {
 }
 
 impl Period {
-    /// A period of worker `worker`.
     pub(crate) fn new(worker: usize) -> Self {
         #[cfg(not(feature = "policy-tools"))]
         let _ = worker;
@@ -255,9 +235,8 @@ impl Period {
     }
 
     /// Whether the worker may search now, asked by its scheduler before a
-    /// steal pass: yes during this phase's search rounds, no once it is
-    /// sleepy; at the start of a phase, what the phase's start will decide
-    /// (the empty-wake rule, then the cap, which may give it a slot here).
+    /// steal pass; at the start of a phase, what the phase's start will
+    /// decide.
     pub(crate) fn may_search(
         &mut self,
         pool: &PoolIdle,
@@ -325,8 +304,7 @@ impl Period {
         self.machine.sleepy_again();
     }
 
-    /// The period ended with work found (or its latch set): count the
-    /// search's time, and teach the worker's rule.
+    /// Work found (or the latch set): count the search, teach the rule.
     pub(crate) fn found(&mut self, worker: &WorkerIdle, pool: &PoolIdle) {
         if !self.began {
             return; // found at once: no empty round, nothing to learn
@@ -342,8 +320,7 @@ impl Period {
         }
     }
 
-    /// Record the gap the rule just learned, with the `policy-tools`
-    /// feature.
+    /// Record the gap the rule just learned, with `policy-tools`.
     #[inline]
     fn trace(&mut self, pool: &PoolIdle) {
         #[cfg(feature = "policy-tools")]

@@ -6,14 +6,11 @@
 //! | 0..32 | `searching` | top-level searchers holding a slot (≤ the cap)        |
 //!
 //! A worker takes a slot when a search phase of its top-level loop starts
-//! and gives it back when it gets sleepy or ends its search. A joining
-//! worker never takes one. The count is only a bound on how many workers
-//! burn CPU at once: no wake depends on it, because a worker the cap sends
-//! to sleep still makes the protocol's final check first. So every access
-//! is Relaxed; only the read-modify-writes' atomicity matters, which keeps
-//! the count within the cap. (Which worker wakes a sleeper to take over
-//! searching, the hand-off, follows the protocol's count of awake idle
-//! workers, not this one: see `end_search` in each protocol.)
+//! and gives it back when it gets sleepy or ends its search; a joining
+//! worker never takes one. No wake depends on the count, since a worker the
+//! cap sends to sleep still makes the final check: every access is Relaxed,
+//! and only the read-modify-writes' atomicity, which keeps the count within
+//! the cap, matters. The hand-off follows the awake idle count, not this.
 
 use crossbeam_utils::CachePadded;
 
@@ -22,7 +19,7 @@ use crate::latch::WaitKind;
 use crate::sync::{AtomicU32, Ordering};
 
 /// The slots of a capped policy (none without a fixed cap), and the rule
-/// that decides whether a phase of a search may search.
+/// that decides whether a phase may search.
 pub(crate) struct SearcherSlots {
     searching: CachePadded<AtomicU32>,
     cap: Option<u32>,
@@ -42,13 +39,9 @@ impl SearcherSlots {
         }
     }
 
-    /// Whether a phase of a search of `kind` may search, per the policy's
-    /// searcher bound; `held` is the worker's slot (taken here if the cap
-    /// has one free). `idle_counts` gives (idle workers awake, busy
-    /// workers), which only rayon PR #1314's bound reads: no more idle
-    /// workers awake than busy ones, at least one, every idle worker
-    /// counted, a joining one included. Under a cap, a joining worker
-    /// waits for a job in flight and is never capped.
+    /// Whether a phase of a search of `kind` may search: under rayon PR
+    /// #1314's bound, per `idle_counts` (idle workers awake, busy workers);
+    /// under a cap, if it holds or takes a slot into `held`, or if it joins.
     pub(crate) fn may_search(
         &self,
         kind: WaitKind,
@@ -69,8 +62,7 @@ impl SearcherSlots {
     }
 
     /// Take a slot for a worker that holds none, if the cap has one free
-    /// (or there is no cap). True if the worker may search; `held` says
-    /// whether it holds a slot now.
+    /// (or there is no cap). True if the worker may search.
     #[inline]
     fn try_take(&self, held: &mut bool) -> bool {
         let Some(cap) = self.cap else {

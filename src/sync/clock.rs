@@ -2,24 +2,13 @@
 //! counters; the shared clock a waker stamps its wake with; and the calling
 //! thread's CPU clock, where the platform has one.
 //!
-//! The protocols read a clock on their idle paths and on a wake's slow
-//! path (never on a post that wakes nobody). In production that is the
-//! monotonic clock in nanoseconds: on Linux and Android a
-//! `clock_gettime(CLOCK_MONOTONIC)` through rustix's vDSO call, kept as a
-//! `u64` so that a reading is one call and a multiply-add, and a difference
-//! one subtraction; elsewhere `Instant`, counted from the first reading in
-//! the process.
-//!
 //! loom has no clock, and a model must take the same path every time it
 //! replays a schedule. Under loom (the crate's models, or a client's with
 //! `--cfg eventcount_loom`) an idle clock therefore advances by a fixed
 //! step, [`LOOM_STEP`], each time it is read, and the shared clock reads 0.
-//! A search phase reads its clock once per round, so a budget of two steps
-//! lasts two rounds in a model, and a budget of 0 none.
 
 /// The clock an idle worker reads: the monotonic clock, in nanoseconds
-/// ([`shared_clock_ns`]); under loom, a fixed step per read from this
-/// clock's first, so that a model replays exactly.
+/// ([`shared_clock_ns`]); under loom, a fixed step per read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IdleClock {
     #[cfg(any(all(test, loom), eventcount_loom))]
@@ -42,8 +31,7 @@ impl IdleClock {
         }
     }
 
-    /// Now, in nanoseconds. Under loom, one more step at every read, the
-    /// first included.
+    /// Now, in nanoseconds. Under loom, one more step at every read.
     #[inline]
     pub(crate) fn now_ns(&mut self) -> u64 {
         #[cfg(not(any(all(test, loom), eventcount_loom)))]
@@ -74,9 +62,9 @@ impl IdleClock {
 }
 
 /// Nanoseconds on the monotonic clock, one clock for every thread of the
-/// process: `CLOCK_MONOTONIC` (from boot) on Linux and Android, where
-/// rustix calls the vDSO, and `Instant` from the process's first reading
-/// elsewhere. Below `u64::MAX` for 584 years.
+/// process: `CLOCK_MONOTONIC` through rustix's vDSO call on Linux and
+/// Android, kept as a `u64` so a difference is one subtraction; `Instant`
+/// from the process's first reading elsewhere.
 #[cfg(all(
     not(any(all(test, loom), eventcount_loom)),
     any(target_os = "linux", target_os = "android")
@@ -112,10 +100,8 @@ fn timespec_ns(t: rustix::time::Timespec) -> u64 {
 
 /// Nanoseconds on one monotonic clock shared by every thread of the process
 /// ([`monotonic_ns`]), for moments that one thread records and another
-/// reads: when a sleep in progress began. Under loom (the crate's models,
-/// or a client's with `--cfg eventcount_loom`), always 0: loom has no
-/// clock, and a waker's choice of the newest sleeper reads these moments,
-/// so a real clock would give one schedule two paths on replay.
+/// reads. Under loom, always 0: a waker's choice of the newest sleeper reads
+/// these moments, so a real clock would give one schedule two paths.
 #[inline]
 pub(crate) fn shared_clock_ns() -> u64 {
     #[cfg(not(any(all(test, loom), eventcount_loom)))]
@@ -129,21 +115,18 @@ pub(crate) fn shared_clock_ns() -> u64 {
 }
 
 /// Whether [`thread_cpu_ns`] reads a clock in this build: Linux and
-/// Android, through rustix (a `clock_gettime` on the calling thread's CPU
-/// clock); not other targets, and not in this crate's own loom models. A
-/// client's loom build (`--cfg eventcount_loom`) reads the real clock: its
-/// readings feed only the counters, never a decision, so a model's paths
-/// do not depend on them.
+/// Android, but not in this crate's own loom models. A client's loom build
+/// reads the real clock: its readings feed only the counters, never a
+/// decision.
 pub(crate) const HAS_THREAD_CPU_CLOCK: bool = cfg!(all(
     not(all(test, loom)),
     any(target_os = "linux", target_os = "android")
 ));
 
 /// The CPU time the calling thread has used, in nanoseconds, where the
-/// platform gives a per-thread CPU clock ([`HAS_THREAD_CPU_CLOCK`]); `None`
-/// elsewhere. A system call on most kernels (the vDSO serves only the
-/// wall clocks), so it is read on idle paths only: at a search's first
-/// round and when that search ends.
+/// platform gives a per-thread CPU clock; `None` elsewhere. A system call
+/// on most kernels (the vDSO serves only the wall clocks), so it is read
+/// on idle paths only.
 #[inline]
 pub(crate) fn thread_cpu_ns() -> Option<u64> {
     #[cfg(all(not(all(test, loom)), any(target_os = "linux", target_os = "android")))]

@@ -314,7 +314,7 @@ mod tests {
             (&["--oracle", "rayon"][..], "expected jec or notifier"),
             (&["--oracle", "--budgets", "5us"][..], "not a whole number"),
             (&["--budgets", "25"][..], "--oracle"),
-            (&["--idle", "32"][..], "like 0,32"),
+            (&["--idle", "4,8"][..], "whole number of yield rounds"),
             (&["--json", "--markdown"][..], "cannot be used with"),
             (&["--json-file"][..], "a value is required"),
             (&["--frobnicate"][..], "unexpected argument"),
