@@ -26,7 +26,7 @@ use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{check_owner, Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_owner, check_round, Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, fence, shared_clock_ns, Ordering};
 use crate::unpark::Unpark;
@@ -452,13 +452,8 @@ impl<'a> Rounds<JecIdle<'a>> for JecSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
-        check_owner(operation, idle.sleep, self, idle.worker);
-        assert!(
-            park.is_none() || self.unpark.is_some(),
-            "{operation}: worker {} would park externally, but this JecSleep has no unpark \
-             hook (build it with try_new and Some(unpark))",
-            idle.worker
-        );
+        let (parks, hook) = (park.is_some(), self.unpark.is_some());
+        check_round(operation, idle.sleep, self, idle.worker, parks, hook);
         if !idle.counted {
             // First round since the caller's park returned unwoken: counted
             // idle again, as `start_looking` counts, even if it goes no further.

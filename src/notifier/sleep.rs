@@ -15,7 +15,7 @@ use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{check_owner, Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_owner, check_round, Period, PoolIdle, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, shared_clock_ns, unmodeled};
 use crate::unpark::Unpark;
@@ -378,13 +378,8 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
-        check_owner(operation, idle.sleep, self, idle.worker);
-        assert!(
-            park.is_none() || self.notifier.unpark.is_some(),
-            "{operation}: worker {} would park externally, but this NotifierSleep has no \
-             unpark hook (build it with try_new and Some(unpark))",
-            idle.worker
-        );
+        let (parks, hook) = (park.is_some(), self.notifier.unpark.is_some());
+        check_round(operation, idle.sleep, self, idle.worker, parks, hook);
         if !idle.counted {
             // Back after a park's own return with no wake: count it again.
             self.count_awake_idle(operation, idle.worker);

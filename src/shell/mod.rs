@@ -29,6 +29,27 @@ pub(crate) fn check_owner<P>(operation: &str, owner: &P, protocol: &P, worker: u
     );
 }
 
+/// [`check_owner`], and then, for a round that would park in its caller's
+/// park (`parks`), that the protocol has an unpark hook (`hook`) to wake
+/// it through: both before the round writes anything.
+#[track_caller]
+pub(crate) fn check_round<P>(
+    operation: &str,
+    owner: &P,
+    protocol: &P,
+    worker: usize,
+    parks: bool,
+    hook: bool,
+) {
+    check_owner(operation, owner, protocol, worker);
+    assert!(
+        !parks || hook,
+        "{operation}: worker {worker} would park externally, but this {} has no unpark hook \
+         (build it with try_new and Some(unpark))",
+        short_type_name::<P>()
+    );
+}
+
 /// What a pool's workers share about idling: one per protocol.
 #[derive(Debug)]
 pub(crate) struct PoolIdle {
