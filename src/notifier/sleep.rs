@@ -58,7 +58,8 @@ pub struct NotifierSleep {
     /// What each worker's idle periods learned and cost.
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
     /// Workers in an idle period, asleep or not, for rayon PR #1314's
-    /// searcher bound. No wake depends on it.
+    /// searcher bound, and counted only under it: a word every search
+    /// would write. No wake depends on it.
     looking: unmodeled::AtomicU32,
     pool: PoolIdle,
 }
@@ -207,7 +208,9 @@ impl NotifierSleep {
                 all_looking(capacity)
             );
         }
-        self.looking.fetch_add(1, unmodeled::Relaxed);
+        if self.pool.slots.counts_busy() {
+            self.looking.fetch_add(1, unmodeled::Relaxed);
+        }
     }
 
     /// A round that starts after its deadline: no search and no sleep. An
@@ -289,7 +292,9 @@ impl NotifierSleep {
                         // has work of its own, and no post counted on it.
                         awake_again.count = false;
                         idle.counted = false;
-                        self.looking.fetch_sub(1, unmodeled::Relaxed);
+                        if self.pool.slots.counts_busy() {
+                            self.looking.fetch_sub(1, unmodeled::Relaxed);
+                        }
                     } else {
                         idle.period.timed_out(worker_idle);
                     }
@@ -312,7 +317,9 @@ impl NotifierSleep {
             self.pool.slots.release(&mut idle.period.slot);
             return;
         }
-        self.looking.fetch_sub(1, unmodeled::Relaxed);
+        if self.pool.slots.counts_busy() {
+            self.looking.fetch_sub(1, unmodeled::Relaxed);
+        }
         self.pool.slots.release(&mut idle.period.slot);
         let left = match idle.prepared.take() {
             Some(wait) => {

@@ -55,6 +55,13 @@ impl SearcherSlots {
         kind == WaitKind::Join || self.try_take(held)
     }
 
+    /// True if the policy is rayon PR #1314's bound, the only reader of a
+    /// count of busy workers.
+    #[inline]
+    pub(crate) fn counts_busy(&self) -> bool {
+        self.busy_bound
+    }
+
     /// True if the policy caps the top-level searchers.
     #[inline]
     pub(crate) fn is_capped(&self) -> bool {
