@@ -1,5 +1,5 @@
 //! `cargo run --release --example pool`: the crate's main job. Builds the
-//! example work-stealing pool (the `eventcount-pool` workspace member) on
+//! example work-stealing pool (the `pool` module of the benchmark harness, eventcount-bench) on
 //! both sleep protocols, runs the workloads, and prints one table with
 //! rayon measured in the same run as the reference.
 //!
@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use eventcount::IdlePolicy;
-use eventcount_pool::procstat::ProcUsage;
-use eventcount_pool::{make_tree, AnyPool, PoolKind, Workload as Work};
+use eventcount_bench::pool::procstat::ProcUsage;
+use eventcount_bench::pool::{make_tree, AnyPool, PoolKind, Workload as Work};
 
 /// xorshift rounds per burst job: a few microseconds of work.
 const BURST_ITERS: u32 = 2000;

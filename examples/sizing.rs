@@ -13,7 +13,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use eventcount::{JecSleep, NotifierSleep, SleepProtocol, SleepStats};
-use eventcount_pool::{Pool, WorkerCtx};
+use eventcount_bench::pool::{Pool, WorkerCtx};
 
 /// Jobs per burst, and xorshift rounds per job (tens of microseconds).
 const JOBS: u32 = 8;

@@ -1,4 +1,4 @@
-//! The example pool (the eventcount-pool member) on both sleep protocols:
+//! The example pool (eventcount-bench's `pool`) on both sleep protocols:
 //! fork-join correctness with more threads than cores, jobs injected from
 //! many outside threads, nested joins, shutdown idle and busy, and every
 //! worker asleep once the work ends.
@@ -7,7 +7,7 @@
 
 #![cfg(not(loom))]
 
-use eventcount_pool as pool;
+use eventcount_bench::pool;
 
 mod common;
 use common::{with_watchdog, WATCHDOG};

@@ -1,4 +1,4 @@
-//! B5: fork-join in the example work-stealing pool (`eventcount-pool`) on
+//! B5: fork-join in the example work-stealing pool (`eventcount_bench::pool`) on
 //! both sleep protocols, against `rayon::join` inside rayon's own pool
 //! (`install`, never from outside), at 2 and 8 threads on the same inputs:
 //!
@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use eventcount::IdlePolicy;
-use eventcount_pool::{AnyPool, PoolKind};
-use eventcount_workload::{make_tree, Workload};
+use eventcount_bench::pool::{AnyPool, PoolKind};
+use eventcount_bench::workload::{make_tree, Workload};
 
 const THREADS: [usize; 2] = [2, 8];
 

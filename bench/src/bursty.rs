@@ -9,8 +9,8 @@ use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::workload::procstat::{current_tid, thread_cpu, thread_sleeping};
 use eventcount::SleepStats;
-use eventcount_workload::procstat::{current_tid, thread_cpu, thread_sleeping};
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::settle;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use crate::workload::procstat::{current_tid, thread_sleeping};
 use eventcount::SleepStats;
-use eventcount_workload::procstat::{current_tid, thread_sleeping};
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::{settle, stop_and_join};

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::{self, JoinHandle};
 
+use crate::workload::procstat::current_tid;
 use eventcount::SleepStats;
-use eventcount_workload::procstat::current_tid;
 
 use crate::peer::{with_peer, Peer, PeerKind};
 use crate::threads::stop_and_join;

@@ -32,11 +32,15 @@ use std::sync::OnceLock;
 // The protocol: `jec` (the default) runs `eventcount::JecSleep`, the same
 // jobs-event-counter protocol rayon-core ships; `notifier` runs
 // `eventcount::NotifierSleep`, the event count; `eigen` runs the benchmark
-// peer `eventcount_eigen::EigenSleep`. cargo's features are additive and
-// rayon asks for the default ones, so `eigen` wins over `notifier`, which
-// wins over `jec`.
+// peer `EigenSleep`, whose files eventcount's tools copy in beside this one
+// (`src/sleep/eigen/`, from eventcount-bench). cargo's features are
+// additive and rayon asks for the default ones, so `eigen` wins over
+// `notifier`, which wins over `jec`.
 #[cfg(feature = "eigen")]
-type Protocol = eventcount_eigen::EigenSleep;
+#[allow(unreachable_pub)]
+mod eigen;
+#[cfg(feature = "eigen")]
+type Protocol = eigen::EigenSleep;
 #[cfg(all(feature = "notifier", not(feature = "eigen")))]
 type Protocol = eventcount::NotifierSleep;
 #[cfg(not(any(feature = "notifier", feature = "eigen")))]

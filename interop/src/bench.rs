@@ -11,19 +11,19 @@
 //! once per budget of `--budgets`, the budget passed in the environment
 //! (those builds carry the shim's `fixed-budget` feature), in the cases
 //! with a waste and a latency (B7-B9); each such row gets the oracle's
-//! verdict (`eventcount_workload::oracle`).
+//! verdict (`eventcount_bench::workload::oracle`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eventcount_workload::hog::Hogs;
-use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
-use eventcount_workload::source_commit;
-use eventcount_workload::stats::{median, rotated};
-use eventcount_workload::sweep::{gap_trace_name, Budgets, Protocol as Swept, Protocols};
-use eventcount_workload::ticks::GAPS;
+use eventcount_bench::workload::hog::Hogs;
+use eventcount_bench::workload::oracle::{judge, Band, Measured, Oracle};
+use eventcount_bench::workload::source_commit;
+use eventcount_bench::workload::stats::{median, rotated};
+use eventcount_bench::workload::sweep::{gap_trace_name, Budgets, Protocol as Swept, Protocols};
+use eventcount_bench::workload::ticks::GAPS;
 use serde_json::{json, Value};
 
 use crate::cmd::{self, Error};
@@ -668,7 +668,7 @@ fn build(
     let source = crate::repo_root().join("interop/workload/main.rs");
     // The workloads themselves, by path: cargo builds them against the
     // rayon this manifest resolves, patched or not.
-    let workload = crate::repo_root().join("bench/workload");
+    let workload = crate::repo_root().join("bench");
     let core = patched.join("rayon-core");
     let target = scratch.join("bench-target");
     let mut binaries = BTreeMap::new();
@@ -700,7 +700,7 @@ path = {path}
 [dependencies]
 rayon = "={RAYON_VERSION}"
 rayon-core = {rayon_core}
-eventcount-workload = {{ path = {workload} }}
+eventcount-bench = {{ path = {workload}, default-features = false, features = ["rayon"] }}
 serde_json = "1"
 {patch}
 [workspace]

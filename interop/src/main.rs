@@ -169,7 +169,7 @@ impl Protocol {
         match self {
             Protocol::Jec => "eventcount::JecSleep",
             Protocol::Notifier => "eventcount::NotifierSleep",
-            Protocol::Eigen => "eventcount_eigen::EigenSleep",
+            Protocol::Eigen => "eigen::EigenSleep",
         }
     }
 
@@ -290,7 +290,7 @@ fn default_scratch(name: &str) -> PathBuf {
 
 fn main() -> ExitCode {
     // The CPU hogs of the bench's B9 are this program again.
-    eventcount_workload::hog::run_if_hog();
+    eventcount_bench::workload::hog::run_if_hog();
     let cli = Cli::parse();
     let tokio = matches!(
         cli.command,

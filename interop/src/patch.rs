@@ -11,8 +11,12 @@
 //!   other latch counts as a join;
 //! - in `src/registry.rs`, the two calls of `work_found()` hand back the
 //!   idle state that `start_looking` returned;
-//! - `Cargo.toml` gains the `eventcount` dependency (and the benchmark
-//!   peer `eventcount-eigen`, optional) and the features that choose the
+//! - `src/sleep/eigen/` gains the benchmark peer `EigenSleep`, copied from
+//!   eventcount-bench (`bench/src/eigen/`), for the `eigen` feature: a
+//!   dependency on eventcount-bench would make a cycle, since it depends
+//!   on rayon;
+//! - `Cargo.toml` gains the `eventcount` dependency (and the Eigen peer's
+//!   `atomic-wait`, optional) and the features that choose the
 //!   protocol (`jec`, the default, `notifier` or `eigen`) and the policy
 //!   (`rayon-policy`, `pr1314-adaptive`,
 //!   `pr1314-bounded`), and
@@ -24,7 +28,7 @@
 //! A copy for a user's project (`export`, [`Wiring::Fixed`]) differs in the
 //! shim and the manifest only: the shim names one protocol and one policy,
 //! and the manifest gains `eventcount` as the user gave it, with no feature
-//! and no eigen peer, so that nothing in the user's build can change them.
+//! and no Eigen peer, so that nothing in the user's build can change them.
 //!
 //! Every other file of rayon-core, and all of rayon, stays as published.
 //! The edit looks items up by their first line and fails loudly if one is
@@ -49,7 +53,8 @@ const CHOICE_END: &str = "// eventcount-choice: end";
 /// finds eventcount.
 pub enum Wiring<'a> {
     /// By features, for this repository's suites and benches: eventcount
-    /// and the eigen peer by path from `root`, eventcount's repository.
+    /// by path from `root`, eventcount's repository, and the Eigen peer's
+    /// files copied from it.
     Features { root: &'a Path },
     /// Fixed in the shim, for a user's project: no feature can change them.
     /// `eventcount` is the body of the dependency's table, such as
@@ -102,7 +107,9 @@ impl EditReport {
     }
 
     fn shim_lines(&self) -> usize {
-        self.files.iter().filter(|f| f.shim).map(|f| f.added).sum()
+        // The Eigen peer's files, copied in beside the shim, are not its lines.
+        let shim = |f: &&FileEdit| f.path == "src/sleep/mod.rs";
+        self.files.iter().filter(shim).map(|f| f.added).sum()
     }
 }
 
@@ -214,6 +221,21 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
         added: line_count(&shim),
         shim: true,
     });
+    if let Wiring::Features { root } = wiring {
+        let mut added = 0;
+        for file in ["mod.rs", "event_count.rs"] {
+            let text = cmd::read(&root.join("bench/src/eigen").join(file))?;
+            added += line_count(&text);
+            cmd::write(&dir.join("src/sleep/eigen").join(file), &text)?;
+        }
+        files.push(FileEdit {
+            path: "src/sleep/eigen/",
+            what: "the Eigen peer, for the `eigen` feature (bench/src/eigen/)",
+            removed: 0,
+            added,
+            shim: true,
+        });
+    }
 
     // 2. latch.rs: CoreLatch is eventcount's.
     let latch = dir.join("src/latch.rs");
@@ -280,20 +302,19 @@ pub fn apply(dir: &Path, wiring: &Wiring) -> Result<EditReport, Error> {
                 ));
             }
             let feature_lines =
-                "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:eventcount-eigen\"]\n\
+                "default = [\"jec\"]\njec = []\nnotifier = []\neigen = [\"dep:atomic-wait\"]\n\
                  rayon-policy = []\npr1314-adaptive = []\npr1314-bounded = []\n\
                  fixed-budget = []\npolicy-tools = [\"eventcount/policy-tools\"]\n";
             let path = |dir: &Path| serde_json::Value::String(dir.display().to_string());
             let dependency = format!(
-                "\n[dependencies.eventcount]\npath = {}\nfeatures = [\"internals\"]\n\n[dependencies.eventcount-eigen]\npath = {}\noptional = true\n",
+                "\n[dependencies.eventcount]\npath = {}\nfeatures = [\"internals\"]\n\n[dependencies.atomic-wait]\nversion = \"1.1\"\noptional = true\n",
                 path(root),
-                path(&root.join("bench/eigen")),
             );
             let text =
                 text.replacen(features, &format!("{features}{feature_lines}"), 1) + &dependency;
             let added = line_count(feature_lines) + line_count(&dependency);
             let what =
-                "eventcount (and the eigen peer) as dependencies; protocol and policy features";
+                "eventcount (and the Eigen peer's atomic-wait) as dependencies; protocol and policy features";
             (text, added, what)
         }
         Wiring::Fixed { eventcount, .. } => {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eventcount_workload::stats::rotated;
+use eventcount_bench::workload::stats::rotated;
 use serde_json::{json, Value};
 
 use crate::bench::{number, Row, STOCK_AGAIN};
@@ -128,7 +128,7 @@ pub fn run(scratch: &Path, options: &Options) -> Result<bool, Error> {
     let names: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
     if options.json {
         let report = json!({
-            "commit": eventcount_workload::source_commit(),
+            "commit": eventcount_bench::workload::source_commit(),
             "vcpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
             "tokio": TOKIO_VERSION,
             "rounds": options.rounds,

@@ -2,7 +2,7 @@
 //! this file once per build, against stock rayon and against rayon-core on
 //! each of eventcount's protocols; only the sleep module differs between
 //! the binaries. The fork-join workloads and the loops of B7 and B8 are
-//! `eventcount-workload`'s, the same code bench-report runs on the example
+//! eventcount-bench's (`workload`), the same code bench-report runs on the example
 //! pool; the parallel iterators (`sum`, `sort`, `fold`) are rayon's own.
 //!
 //! One run measures one workload on one pool and prints one JSON object:
@@ -30,9 +30,9 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount_workload::procstat::{live_threads, voluntary_switches, ProcUsage};
-use eventcount_workload::stats::{median, percentile};
-use eventcount_workload::{
+use eventcount_bench::workload::procstat::{live_threads, voluntary_switches, ProcUsage};
+use eventcount_bench::workload::stats::{median, percentile};
+use eventcount_bench::workload::{
     calibrate_busy_work, control, fold_item, jobs_cpu_us, make_tree, ticks, xorshift, RayonWorker,
     Runner, Workload,
 };

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::workload::sweep::gap_trace_name;
 use eventcount::policy_tools::LATENCY_WEIGHT;
-use eventcount_workload::sweep::gap_trace_name;
 use serde_json::Value;
 
 use super::run::{run, Policy};

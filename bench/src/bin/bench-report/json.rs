@@ -1,8 +1,8 @@
 //! `--json` and `--json-file`: every series with its per-round values, the
 //! checks, the load and the notes, for tools that compare runs.
 
-use eventcount_workload::source_commit;
-use eventcount_workload::stats::median;
+use eventcount_bench::workload::source_commit;
+use eventcount_bench::workload::stats::median;
 use serde::Serialize;
 
 use crate::machine::Machine;

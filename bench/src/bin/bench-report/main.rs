@@ -33,7 +33,7 @@ const FOREIGN_LOAD_LIMIT_PERCENT: f64 = 5.0;
 
 fn main() -> ExitCode {
     // B9's CPU hogs are this program again.
-    eventcount_workload::hog::run_if_hog();
+    eventcount_bench::workload::hog::run_if_hog();
     // A bad flag exits with status 2 and says what is wrong.
     let opts = Options::parse_checked();
     // Fail on an unwritable --json-file now, not after the benchmarks.

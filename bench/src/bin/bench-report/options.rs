@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser};
 use eventcount::IdlePolicy;
-use eventcount_pool::PoolKind;
-use eventcount_workload::sweep::{Budgets, Protocol, Protocols};
+use eventcount_bench::pool::PoolKind;
+use eventcount_bench::workload::sweep::{Budgets, Protocol, Protocols};
 
 const BENCHMARKS: &str = "\
 BENCHMARKS:

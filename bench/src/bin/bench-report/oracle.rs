@@ -1,10 +1,10 @@
 //! The oracle's verdicts (`--oracle`): for each case of B7-B9 and each of
 //! its latency metrics, per protocol, the best fixed budget in band and
-//! the default's distance from it (`eventcount_workload::oracle`).
+//! the default's distance from it (`eventcount_bench::workload::oracle`).
 
-use eventcount_workload::oracle::{judge, Band, Measured, Oracle};
-use eventcount_workload::stats::median;
-use eventcount_workload::sweep::Protocol;
+use eventcount_bench::workload::oracle::{judge, Band, Measured, Oracle};
+use eventcount_bench::workload::stats::median;
+use eventcount_bench::workload::sweep::Protocol;
 
 use crate::options::Options;
 use crate::report::Report;

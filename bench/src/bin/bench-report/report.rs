@@ -1,6 +1,6 @@
 //! [`Report`]: every value measured, per round, and the targets' verdicts.
 
-use eventcount_workload::stats::median;
+use eventcount_bench::workload::stats::median;
 use serde::{Serialize, Serializer};
 
 use crate::summary::distinct;

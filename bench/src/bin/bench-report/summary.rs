@@ -1,5 +1,5 @@
 //! Orderings the report's renderers share. The statistics are
-//! `eventcount_workload::stats`, shared with rayon-bench.
+//! `eventcount_bench::workload::stats`, shared with rayon-bench.
 
 /// The distinct items in order of first appearance.
 pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {

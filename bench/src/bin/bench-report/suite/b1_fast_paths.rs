@@ -12,7 +12,7 @@ use eventcount::{JecSleep, Notifier, NotifierSleep, SleepProtocol};
 
 use crate::options::Options;
 use crate::report::Report;
-use eventcount_workload::stats::{median, rotated};
+use eventcount_bench::workload::stats::{median, rotated};
 
 /// The paths B1 times, the floor first: ours, then each peer's wake with
 /// nobody waiting.

@@ -6,11 +6,11 @@ use std::thread;
 use std::time::Instant;
 
 use eventcount_bench::pingpong::{self, RoundTrips};
-use eventcount_workload::procstat::current_tid;
+use eventcount_bench::workload::procstat::current_tid;
 
 use crate::options::Options;
 use crate::report::Report;
-use eventcount_workload::stats::{median, percentile, rotated};
+use eventcount_bench::workload::stats::{median, percentile, rotated};
 
 /// Where the two threads may run.
 #[derive(Clone, Copy, PartialEq, Eq)]

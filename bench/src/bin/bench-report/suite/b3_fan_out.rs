@@ -5,7 +5,7 @@ use eventcount_bench::fanout;
 
 use crate::options::Options;
 use crate::report::Report;
-use eventcount_workload::stats::{median, percentile, rotated};
+use eventcount_bench::workload::stats::{median, percentile, rotated};
 
 const SLEEPERS: usize = 4;
 

@@ -7,7 +7,7 @@ use eventcount_bench::bursty::{self, BurstConfig};
 
 use crate::options::Options;
 use crate::report::Report;
-use eventcount_workload::stats::{median, rotated};
+use eventcount_bench::workload::stats::{median, rotated};
 
 /// Runs of each peer per round (their median is the round's value).
 const RUNS: usize = 3;

@@ -5,14 +5,14 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use eventcount_pool::{AnyPool, PoolKind};
-use eventcount_workload::procstat::ProcUsage;
-use eventcount_workload::{make_tree, Workload};
+use eventcount_bench::pool::{AnyPool, PoolKind};
+use eventcount_bench::workload::procstat::ProcUsage;
+use eventcount_bench::workload::{make_tree, Workload};
 
 use crate::options::Options;
 use crate::report::Report;
 use crate::suite::pools::{check_against_rayon, label};
-use eventcount_workload::stats::{median, rotated};
+use eventcount_bench::workload::stats::{median, rotated};
 
 /// Each pool, `opts.rounds()` times in rotated order, per workload and
 /// thread count; the sequential baseline runs on this thread.

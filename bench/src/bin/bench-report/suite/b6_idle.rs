@@ -6,10 +6,10 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use eventcount_pool::AnyPool;
-use eventcount_workload::procstat::ProcUsage;
-use eventcount_workload::stats::rotated;
-use eventcount_workload::Workload;
+use eventcount_bench::pool::AnyPool;
+use eventcount_bench::workload::procstat::ProcUsage;
+use eventcount_bench::workload::stats::rotated;
+use eventcount_bench::workload::Workload;
 
 use crate::options::Options;
 use crate::report::Report;

@@ -1,11 +1,11 @@
 //! B7: ticks of small jobs with gaps between them, as a game or a server
 //! loop would submit them: pool CPU per tick and latency per tick. The loop
-//! is `eventcount_workload::ticks`, which rayon-bench runs too.
+//! is `eventcount_bench::workload::ticks`, which rayon-bench runs too.
 
 use std::time::Duration;
 
-use eventcount_workload::stats::{median, percentile, rotated};
-use eventcount_workload::{calibrate_busy_work, ticks};
+use eventcount_bench::workload::stats::{median, percentile, rotated};
+use eventcount_bench::workload::{calibrate_busy_work, ticks};
 
 use crate::options::Options;
 use crate::report::Report;

@@ -4,14 +4,14 @@
 //! tick's period is over. Two modes: each region its own `install` from the
 //! main thread (the serial work runs there), or the whole tick one
 //! `install` (the serial work runs on a worker). The loop is
-//! `eventcount_workload::control`, which rayon-bench runs too.
+//! `eventcount_bench::workload::control`, which rayon-bench runs too.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use eventcount_workload::control::{self, Shape};
-use eventcount_workload::stats::{median, median_cpu_us, percentile, rotated};
-use eventcount_workload::{busy_work, calibrate_busy_work};
+use eventcount_bench::workload::control::{self, Shape};
+use eventcount_bench::workload::stats::{median, median_cpu_us, percentile, rotated};
+use eventcount_bench::workload::{busy_work, calibrate_busy_work};
 
 use crate::options::Options;
 use crate::report::Report;

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use eventcount_workload::hog::Hogs;
-use eventcount_workload::{calibrate_busy_work, ticks};
+use eventcount_bench::workload::hog::Hogs;
+use eventcount_bench::workload::{calibrate_busy_work, ticks};
 
 use crate::options::Options;
 use crate::report::Report;

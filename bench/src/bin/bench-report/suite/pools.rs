@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use eventcount::IdlePolicy;
-use eventcount_pool::{AnyPool, PoolKind};
-use eventcount_workload::sweep::Protocol;
+use eventcount_bench::pool::{AnyPool, PoolKind};
+use eventcount_bench::workload::sweep::Protocol;
 
 use crate::options::Options;
 use crate::report::Report;

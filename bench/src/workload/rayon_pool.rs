@@ -2,7 +2,7 @@
 //! only, so that the same code runs on stock rayon and on rayon-core
 //! patched onto eventcount.
 
-use crate::{Join, Runner, Workload};
+use crate::workload::{Join, Runner, Workload};
 
 /// A job running in a rayon pool: its [`Join`] is `rayon::join`. Hand it
 /// to a workload inside the pool's `install`.

@@ -6,12 +6,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::workload::Join;
 use crossbeam_deque::{Steal, Worker as Deque};
 use eventcount::{CoreLatch, SleepProtocol};
-use eventcount_workload::Join;
 
-use crate::job::{JobRef, StackJob};
-use crate::pool::Shared;
+use crate::pool::job::{JobRef, StackJob};
+use crate::pool::lifecycle::Shared;
 
 /// What a job sees: the worker running it. `join` lives here.
 pub struct WorkerCtx<S: SleepProtocol + 'static> {

@@ -1,9 +1,9 @@
 //! [`Workload`]: one run of any of the workloads, as data, so that a pool
-//! of any kind can be handed one through a [`Runner`](crate::Runner).
+//! of any kind can be handed one through a [`Runner`](crate::workload::Runner).
 
 use std::sync::Arc;
 
-use crate::{
+use crate::workload::{
     burst_tree, busy_work, fib, fib_seq, fold_range, fold_seq, tick, tick_seq, tree_sum,
     tree_sum_seq, Join, TickShape,
 };
@@ -23,7 +23,7 @@ pub enum Workload {
     /// The sum of `tree`, joining for its top `depth` levels
     /// ([`tree_sum`]).
     TreeSum {
-        /// The tree ([`make_tree`](crate::make_tree)), shared by every run.
+        /// The tree ([`make_tree`](crate::workload::make_tree)), shared by every run.
         tree: Arc<Vec<u64>>,
         /// Levels that join; the subtrees below are summed sequentially.
         depth: u32,
@@ -35,7 +35,7 @@ pub enum Workload {
         seed: u64,
         /// How many jobs.
         jobs: u32,
-        /// Length of each job ([`calibrate_busy_work`](crate::calibrate_busy_work)).
+        /// Length of each job ([`calibrate_busy_work`](crate::workload::calibrate_busy_work)).
         iters: u32,
     },
     /// The fold of items `0..items`, joining down to `chunk` items
@@ -85,7 +85,7 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::make_tree;
+    use crate::workload::make_tree;
 
     /// A pool of one: runs both halves in order on the calling thread.
     struct Inline;
@@ -137,7 +137,7 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn every_workload_on_rayon_computes_its_sequential_baseline() {
-        use crate::Runner;
+        use crate::workload::Runner;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::Join;
+use crate::workload::Join;
 
 /// A complete binary tree of `nodes` values stored as an implicit heap
 /// (children of i are 2i+1 and 2i+2).

@@ -1,6 +1,6 @@
 //! Fork-join Fibonacci: tiny jobs, deep nesting; the per-join overhead.
 
-use crate::Join;
+use crate::workload::Join;
 
 /// Plain recursive Fibonacci (the sequential baseline and the leaves).
 #[inline]

@@ -11,7 +11,7 @@ use std::thread;
 
 use eventcount::{CoreLatch, SleepProtocol};
 
-use crate::worker::WorkerCtx;
+use crate::pool::worker::WorkerCtx;
 
 /// A job the heap owns: spawned or installed from outside.
 pub(crate) type HeapJob<S> = Box<dyn FnOnce(&WorkerCtx<S>) + Send>;

@@ -26,7 +26,7 @@ impl Band {
     /// The min-max of the finite `ratios`, or `None` if there is none.
     ///
     /// ```
-    /// use eventcount_workload::oracle::Band;
+    /// use eventcount_bench::workload::oracle::Band;
     /// let band = Band::of(&[1.01, 0.98, f64::NAN, 1.0]).unwrap();
     /// assert_eq!((band.low, band.high), (0.98, 1.01));
     /// assert!(Band::of(&[]).is_none());
@@ -170,7 +170,7 @@ impl Oracle {
 /// default policy's values and each fixed budget's (µs, values).
 ///
 /// ```
-/// use eventcount_workload::oracle::{judge, Band, Measured};
+/// use eventcount_bench::workload::oracle::{judge, Band, Measured};
 ///
 /// let m = |latency_ratio, wasted_us| Measured { latency_ratio, wasted_us };
 /// let band = Band { low: 0.98, high: 1.02 };

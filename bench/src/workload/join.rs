@@ -1,7 +1,7 @@
 //! The two views of a pool that the workloads and the measurements are
 //! written against.
 
-use crate::Workload;
+use crate::workload::Workload;
 
 /// A worker of a fork-join pool, as a job running on it sees it. Each
 /// workload is written once against this, and monomorphised per pool, so
@@ -18,7 +18,7 @@ pub trait Join {
 }
 
 /// A pool as the thread that hands it work sees it. The measurement loops
-/// ([`ticks`](crate::ticks), [`control`](crate::control)) are written
+/// ([`ticks`](crate::workload::ticks), [`control`](crate::workload::control)) are written
 /// against this, so that one loop drives any pool.
 pub trait Runner {
     /// Run `work` on one of the pool's workers and wait for its result.

@@ -5,12 +5,12 @@ use std::fmt;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::eigen::EigenSleep;
+use crate::workload::procstat::live_threads;
+use crate::workload::{RayonWorker, Runner, Workload};
 use eventcount::{IdlePolicy, JecSleep, NotifierSleep, SleepProtocol, SleepStats};
-use eventcount_eigen::EigenSleep;
-use eventcount_workload::procstat::live_threads;
-use eventcount_workload::{RayonWorker, Runner, Workload};
 
-use crate::Pool;
+use crate::pool::Pool;
 
 /// Which pool to build: the example pool on a protocol and an idle policy,
 /// or rayon's.

@@ -6,8 +6,8 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::procstat::cpu_of_other_threads;
-use crate::{jobs_cpu_us, Runner, Workload};
+use crate::workload::procstat::cpu_of_other_threads;
+use crate::workload::{jobs_cpu_us, Runner, Workload};
 
 /// Jobs per tick.
 pub const JOBS: u32 = 8;

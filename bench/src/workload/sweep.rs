@@ -10,7 +10,7 @@ use std::str::FromStr;
 /// policy is `IdlePolicy::fixed_budget(b)`.
 ///
 /// ```
-/// use eventcount_workload::sweep::Budgets;
+/// use eventcount_bench::workload::sweep::Budgets;
 ///
 /// assert_eq!(Budgets::default().us(), &Budgets::ALL);
 /// let some: Budgets = "25, 0,25".parse().unwrap();
@@ -100,7 +100,7 @@ impl Protocol {
     /// `jec@25us`.
     ///
     /// ```
-    /// use eventcount_workload::sweep::Protocol;
+    /// use eventcount_bench::workload::sweep::Protocol;
     /// assert_eq!(Protocol::Notifier.variant(0), "notifier@0us");
     /// ```
     pub fn variant(self, us: u32) -> String {
@@ -111,7 +111,7 @@ impl Protocol {
 /// The protocols that get the budgets (`--oracle jec,notifier`).
 ///
 /// ```
-/// use eventcount_workload::sweep::{Protocol, Protocols};
+/// use eventcount_bench::workload::sweep::{Protocol, Protocols};
 ///
 /// let jec: Protocols = "jec".parse().unwrap();
 /// assert_eq!(jec.list(), &[Protocol::Jec]);

@@ -2,7 +2,7 @@
 //! over any pool, and the readings that measure them.
 //!
 //! Three programs run them: the example pool's own command and tests
-//! (`eventcount-pool`), `bench-report`'s B5–B8 (`eventcount-bench`), and
+//! (module `pool`), `bench-report`'s B5–B8, and
 //! the workload program of `scripts/rayon-bench` (`interop/workload`),
 //! which rayon-interop builds against stock rayon and against rayon on
 //! each protocol. Running the same code in all three is what makes their
@@ -11,8 +11,8 @@
 //! - [`Join`]: a worker that can split a job in two, the one operation the
 //!   workloads need; [`Runner`]: a pool that runs a [`Workload`] and waits
 //!   for its result, what the measurement loops need. The example pool
-//!   implements both; so does rayon (feature `rayon`, on by default:
-//!   [`RayonWorker`], and `Runner` for `rayon::ThreadPool`).
+//!   implements both; so does rayon (feature `rayon`:
+//!   `RayonWorker`, and `Runner` for `rayon::ThreadPool`).
 //! - The workloads: [`fib`], [`tree_sum`], [`burst_tree`], [`fold_range`]
 //!   and a control loop's [`tick`], each with its sequential baseline, and
 //!   [`Workload`], which names one run of any of them.
@@ -23,12 +23,6 @@
 //! - [`procstat`]: CPU time, context switches and thread states from /proc;
 //!   [`stats`]: medians and percentiles; [`source_commit`]: which commit a
 //!   report was built from.
-//!
-//! A workspace member that is never published. Nothing here asserts a
-//! timing.
-
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 mod burst;
 pub mod control;
@@ -40,13 +34,13 @@ pub mod oracle;
 pub mod procstat;
 #[cfg(feature = "rayon")]
 mod rayon_pool;
+mod run;
 mod source;
 pub mod stats;
 pub mod sweep;
 mod tick;
 pub mod ticks;
 mod tree;
-mod workload;
 
 pub use burst::{burst_tree, busy_work, calibrate_busy_work, jobs_cpu_us, xorshift};
 pub use fib::{fib, fib_seq};
@@ -54,7 +48,7 @@ pub use fold::{fold_item, fold_range, fold_seq};
 pub use join::{Join, Runner};
 #[cfg(feature = "rayon")]
 pub use rayon_pool::RayonWorker;
+pub use run::Workload;
 pub use source::source_commit;
 pub use tick::{tick, tick_seq, TickShape};
 pub use tree::{make_tree, tree_sum, tree_sum_seq};
-pub use workload::Workload;

@@ -1,6 +1,6 @@
 //! Small statistics and orderings the harnesses share.
 
-use crate::procstat::calling_thread_cpu;
+use crate::workload::procstat::calling_thread_cpu;
 
 /// The median (the mean of the middle two for an even count; NaN if empty).
 pub fn median(values: &[f64]) -> f64 {

@@ -9,8 +9,8 @@ use std::thread::{self, JoinHandle};
 use crossbeam_deque::{Injector, Stealer, Worker as Deque};
 use eventcount::{CoreLatch, SleepProtocol};
 
-use crate::job::JobRef;
-use crate::worker::WorkerCtx;
+use crate::pool::job::JobRef;
+use crate::pool::worker::WorkerCtx;
 
 /// Everything the workers share.
 pub(crate) struct Shared<S: SleepProtocol + 'static> {

@@ -2,7 +2,7 @@
 //! finely as a chunk, so that every worker steals and runs to the end. It
 //! is the shape rayon PR #1314's bounded searchers regressed on.
 
-use crate::{busy_work, Join};
+use crate::workload::{busy_work, Join};
 
 /// Rounds of busy work per item.
 const ITEM_ROUNDS: u32 = 8;

@@ -93,6 +93,6 @@ pub fn run_if_hog() {
     });
     let mut x = 1u64;
     loop {
-        black_box(crate::xorshift(&mut x));
+        black_box(crate::workload::xorshift(&mut x));
     }
 }

@@ -11,10 +11,10 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::procstat::{
+use crate::workload::procstat::{
     calling_thread_cpu, cpu_between, cpu_by_thread, voluntary_switches, ProcUsage,
 };
-use crate::{Runner, TickShape, Workload};
+use crate::workload::{Runner, TickShape, Workload};
 
 /// One shape of tick, in units of the calibrated 5 µs job.
 #[derive(Clone, Copy, Debug)]

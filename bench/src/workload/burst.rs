@@ -4,8 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::stats::median_cpu_us;
-use crate::Join;
+use crate::workload::stats::median_cpu_us;
+use crate::workload::Join;
 
 /// One step of xorshift64 on `x`, returning the new value.
 #[inline]

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::{burst_tree, busy_work, Join};
+use crate::workload::{burst_tree, busy_work, Join};
 
 /// The shape of a tick, and where its regions' times go.
 #[derive(Clone, Debug)]
