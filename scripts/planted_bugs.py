@@ -303,15 +303,15 @@ CASES = [
         "notifier_sleep, searcher cap: the end of a search keeps its slot",
         "src/notifier/sleep.rs",
         """        self.pool.slots.release(&mut idle.period.slot);
-        let left = match idle.prepared.take() {""",
-        """        let left = match idle.prepared.take() {""",
+        let left = match idle.announced.take() {""",
+        """        let left = match idle.announced.take() {""",
         "models::join::notifier_sleep_joiner_never_takes_a_searcher_slot",
         "the slot stays taken at rest, and the cap shrinks for good",
     ),
     (
         "notifier_sleep: the sleep attempt follows the announcement without the caller's search",
         "src/notifier/sleep.rs",
-        """            Ok(wait) => idle.prepared = Some(wait),""",
+        """            Ok(wait) => idle.announced = Some(wait),""",
         """            Ok(wait) => return self.sleep(operation, idle, wait, latch, has_work, deadline, park),""",
         "models::protocols::notifier_sleep_internal_job_reaches_a_sleeper",
         "a job pushed to the poster's own queue before the announcement is seen by no search: "

@@ -4,7 +4,7 @@
 use super::JecSleep;
 #[cfg(doc)]
 use crate::protocol::SleepProtocol;
-use crate::shell::Period;
+use crate::shell::Search;
 
 /// A worker's search in progress: returned by
 /// [`start_looking`](SleepProtocol::start_looking), passed to
@@ -33,17 +33,11 @@ use crate::shell::Period;
 /// sleep.work_found(idle);
 /// ```
 #[must_use = "a JecIdle is passed to no_work_found each empty round, then to work_found"]
-pub struct JecIdle<'a> {
-    pub(super) sleep: &'a JecSleep,
-    pub(super) worker: usize,
-    pub(super) period: Period,
-    /// The JEC value remembered when this worker got sleepy.
-    pub(super) sleepy_jec: Option<u32>,
-    /// Whether the worker is in the inactive count: false from a park of
-    /// the caller's that returned with no wake until the next round, which
-    /// counts it back in (docs/jec-sleep.md, "A worker parked in its caller's park").
-    pub(super) counted: bool,
-}
+pub struct JecIdle<'a>(
+    /// The search; its announcement is the JEC value remembered when the
+    /// worker got sleepy.
+    pub(crate) Search<'a, JecSleep>,
+);
 
 impl JecIdle<'_> {
     internal! {
@@ -62,32 +56,13 @@ impl JecIdle<'_> {
         /// ```
         #[must_use]
         pub fn rounds(&self) -> u32 {
-            self.period.rounds()
+            self.0.period.rounds()
         }
-    }
-}
-
-#[cfg(all(test, loom))]
-impl JecIdle<'_> {
-    /// Whether this search holds a searcher slot (for the loom models).
-    pub(crate) fn holds_searcher_slot(&self) -> bool {
-        self.period.slot
-    }
-}
-
-impl Drop for JecIdle<'_> {
-    fn drop(&mut self) {
-        self.sleep.end_search(self);
     }
 }
 
 impl std::fmt::Debug for JecIdle<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JecIdle")
-            .field("worker", &self.worker)
-            .field("period", &self.period)
-            .field("sleepy_jec", &self.sleepy_jec)
-            .field("counted", &self.counted)
-            .finish()
+        self.0.debug("JecIdle", f)
     }
 }

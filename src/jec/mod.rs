@@ -26,7 +26,7 @@ use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{check_owner, check_round, Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_round, PoolIdle, Search, Searcher, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, fence, shared_clock_ns, Ordering};
 use crate::unpark::Unpark;
@@ -114,16 +114,6 @@ impl JecSleep {
         }
     }
 
-    /// (idle workers awake, busy workers), for rayon PR #1314's searcher
-    /// bound: every idle worker counts, a joining one included.
-    fn idle_counts(&self) -> (usize, usize) {
-        let c = self.counters.load();
-        (
-            c.awake_but_idle(),
-            self.workers.len().saturating_sub(c.inactive()),
-        )
-    }
-
     #[track_caller]
     fn worker(&self, operation: &str, index: usize) -> &Worker {
         match self.workers.get(index) {
@@ -132,37 +122,6 @@ impl JecSleep {
                 "{operation}: worker index {index} is out of range for a JecSleep of {}",
                 Count(self.workers.len(), "worker")
             ),
-        }
-    }
-
-    /// The end of a search, from the state's drop: uncount the worker,
-    /// give back its searcher slot, and wake helpers.
-    #[inline]
-    fn end_search(&self, idle: &mut JecIdle<'_>) {
-        if !idle.counted {
-            // Out of the count since its park returned with no wake: no
-            // post counted on it, so there is nothing to hand off.
-            self.pool.slots.release(&mut idle.period.slot);
-            return;
-        }
-        let before = self.counters.sub_inactive();
-        self.pool.slots.release(&mut idle.period.slot);
-        let to_wake = if self.pool.capped() {
-            // The hand-off: the last awake idle worker wakes one sleeper to
-            // search in its place, since a post it covered woke nobody and it
-            // may be taking other work, so that such a job never waits.
-            if before.awake_but_idle() == 1 {
-                before.sleeping().min(1)
-            } else {
-                0
-            }
-        } else {
-            // Rayon's rule: up to two sleepers, whenever any worker leaves
-            // its idle loop.
-            before.sleeping().min(2)
-        };
-        if to_wake > 0 {
-            self.wake_any(to_wake);
         }
     }
 
@@ -194,7 +153,7 @@ impl JecSleep {
     fn sleep(
         &self,
         operation: &str,
-        idle: &mut JecIdle<'_>,
+        idle: &mut Search<'_, JecSleep>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
         deadline: Option<Instant>,
@@ -224,7 +183,7 @@ impl JecSleep {
             return Round::Withdrew;
         }
         let sleepy_jec = idle
-            .sleepy_jec
+            .announced
             .expect("sleep without a sleepy announcement: rounds were advanced out of order");
         // 4. Register: JEC unchanged and sleeping + 1, in one CAS.
         loop {
@@ -233,7 +192,7 @@ impl JecSleep {
                 // Work was posted since we got sleepy: one more search
                 // round, then sleepy again (no new search phase).
                 worker.abandon();
-                idle.sleepy_jec = None;
+                idle.announced = None;
                 idle.period.sleepy_again();
                 latch.wake_up();
                 return Round::Withdrew;
@@ -313,7 +272,7 @@ impl JecSleep {
         } else {
             idle.period.woken(worker_idle, &self.pool);
         }
-        idle.sleepy_jec = None;
+        idle.announced = None;
         latch.wake_up();
         ended
     }
@@ -440,6 +399,58 @@ impl JecSleep {
     }
 }
 
+impl Searcher for JecSleep {
+    type Announced<'a> = u32;
+
+    fn pool(&self) -> &PoolIdle {
+        &self.pool
+    }
+
+    fn worker_idle(&self, worker: usize) -> &WorkerIdle {
+        &self.workers[worker].idle
+    }
+
+    /// Every idle worker counts, a joining one included.
+    fn idle_counts(&self) -> (usize, usize) {
+        let c = self.counters.load();
+        (
+            c.awake_but_idle(),
+            self.workers.len().saturating_sub(c.inactive()),
+        )
+    }
+
+    /// The end of a search, from the state's drop: uncount the worker,
+    /// give back its searcher slot, and wake helpers.
+    #[inline]
+    fn end_search(&self, idle: &mut Search<'_, Self>) {
+        if !idle.counted {
+            // Out of the count since its park returned with no wake: no
+            // post counted on it, so there is nothing to hand off.
+            self.pool.slots.release(&mut idle.period.slot);
+            return;
+        }
+        let before = self.counters.sub_inactive();
+        self.pool.slots.release(&mut idle.period.slot);
+        let to_wake = if self.pool.capped() {
+            // The hand-off: the last awake idle worker wakes one sleeper to
+            // search in its place, since a post it covered woke nobody and it
+            // may be taking other work, so that such a job never waits.
+            if before.awake_but_idle() == 1 {
+                before.sleeping().min(1)
+            } else {
+                0
+            }
+        } else {
+            // Rayon's rule: up to two sleepers, whenever any worker leaves
+            // its idle loop.
+            before.sleeping().min(2)
+        };
+        if to_wake > 0 {
+            self.wake_any(to_wake);
+        }
+    }
+}
+
 impl<'a> Rounds<JecIdle<'a>> for JecSleep {
     #[inline]
     #[track_caller]
@@ -452,6 +463,7 @@ impl<'a> Rounds<JecIdle<'a>> for JecSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
+        let idle = &mut idle.0;
         let (parks, hook) = (park.is_some(), self.unpark.is_some());
         check_round(operation, idle.sleep, self, idle.worker, parks, hook);
         if !idle.counted {
@@ -478,7 +490,7 @@ impl<'a> Rounds<JecIdle<'a>> for JecSleep {
             }
             Step::Sleepy => {
                 // The period gave back its searcher slot.
-                idle.sleepy_jec = Some(self.announce_sleepy());
+                idle.announced = Some(self.announce_sleepy());
                 // rayon-core yields here, as in its search rounds; a phase that
                 // searched no round (tokio's policy) does not: a worker that
                 // sleeps at once gains nothing from the system call.
@@ -514,19 +526,12 @@ impl SleepProtocol for JecSleep {
     fn start_looking(&self, worker: usize) -> JecIdle<'_> {
         self.worker("start_looking", worker);
         self.count_inactive("start_looking", worker);
-        JecIdle {
-            sleep: self,
-            worker,
-            period: Period::new(worker),
-            sleepy_jec: None,
-            counted: true,
-        }
+        JecIdle(Search::new(self, worker))
     }
 
+    #[track_caller]
     fn may_search(&self, idle: &mut JecIdle<'_>, latch: &CoreLatch) -> bool {
-        check_owner("may_search", idle.sleep, self, idle.worker);
-        idle.period
-            .may_search(&self.pool, latch, || self.idle_counts())
+        idle.0.may_search(self, latch)
     }
 
     // Ending a search wakes up to two sleepers to help, as rayon-core does;
@@ -534,11 +539,9 @@ impl SleepProtocol for JecSleep {
     // (the hand-off: docs/jec-sleep.md, "work_found").
     #[inline]
     #[track_caller]
-    fn work_found(&self, mut idle: JecIdle<'_>) {
-        check_owner("work_found", idle.sleep, self, idle.worker);
-        idle.period
-            .found(&self.workers[idle.worker].idle, &self.pool);
+    fn work_found(&self, idle: JecIdle<'_>) {
         // Dropping the state ends the search: `end_search`.
+        idle.0.found(self);
     }
 
     // No fence: missing these jobs costs parallelism, never liveness, since

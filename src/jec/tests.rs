@@ -25,7 +25,7 @@ fn eager_at(jec: u32) -> JecSleep {
 /// What only a unit test can see after a sleepy round: the worker
 /// remembers the JEC value it made sleepy.
 fn assert_remembers_sleepy_jec(sleep: &JecSleep, idle: &JecIdle<'_>, what: &str) {
-    assert_eq!(idle.sleepy_jec, Some(sleep.counters().jec()), "{what}");
+    assert_eq!(idle.0.announced, Some(sleep.counters().jec()), "{what}");
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn sleepy_post_cycles_across_the_jec_wrap() {
             0,
             "{what}: partly woken = sleepy round again"
         );
-        assert_eq!(idle.sleepy_jec, None, "{what}");
+        assert_eq!(idle.0.announced, None, "{what}");
         assert_eq!(
             format!("{latch:?}"),
             "CoreLatch { state: \"unset\", waits_for: \"a job\" }",

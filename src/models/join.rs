@@ -22,13 +22,13 @@ trait SlotOf: AtRest {
 
 impl SlotOf for JecSleep {
     fn holds_slot(idle: &Self::Idle<'_>) -> bool {
-        idle.holds_searcher_slot()
+        idle.0.holds_searcher_slot()
     }
 }
 
 impl SlotOf for NotifierSleep {
     fn holds_slot(idle: &Self::Idle<'_>) -> bool {
-        idle.holds_searcher_slot()
+        idle.0.holds_searcher_slot()
     }
 }
 

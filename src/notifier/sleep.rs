@@ -15,7 +15,7 @@ use crate::idle::{IdlePolicy, Step};
 use crate::latch::CoreLatch;
 use crate::protocol::{withdrew, Rounds, SleepProtocol};
 use crate::round::Round;
-use crate::shell::{check_owner, check_round, Period, PoolIdle, WorkerIdle};
+use crate::shell::{check_round, PoolIdle, Search, Searcher, WorkerIdle};
 use crate::stats::SleepStats;
 use crate::sync::{self, shared_clock_ns, unmodeled};
 use crate::unpark::Unpark;
@@ -67,31 +67,19 @@ pub struct NotifierSleep {
 /// What an idle worker of a [`NotifierSleep`] pool carries between rounds:
 /// its search, which ends when this state goes to `work_found` or is
 /// dropped.
-#[derive(Debug)]
 #[must_use = "a NotifierIdle is passed to no_work_found each empty round, then to work_found"]
-pub struct NotifierIdle<'a> {
-    sleep: &'a NotifierSleep,
-    worker: usize,
-    period: Period,
-    /// The announcement: the worker is on the waiter stack, out of the
-    /// awake idle count, and its caller is making its last search.
-    prepared: Option<PreparedWait<'a>>,
-    /// Whether the worker is in the awake idle count or announced: false
-    /// after a park of the caller's returned with no wake, until the next
-    /// round (docs/notifier.md, "NotifierSleep", step 8).
-    counted: bool,
-}
+pub struct NotifierIdle<'a>(
+    /// The search; its announcement is the wait prepared on the waiter
+    /// stack: the worker is out of the awake idle count, and its caller is
+    /// making its last search. It is uncounted (`counted` false) after a
+    /// park of the caller's returned with no wake, until the next round
+    /// (docs/notifier.md, "NotifierSleep", step 8).
+    pub(crate) Search<'a, NotifierSleep>,
+);
 
-#[cfg(all(test, loom))]
-impl NotifierIdle<'_> {
-    pub(crate) fn holds_searcher_slot(&self) -> bool {
-        self.period.slot
-    }
-}
-
-impl Drop for NotifierIdle<'_> {
-    fn drop(&mut self) {
-        self.sleep.end_search(self);
+impl std::fmt::Debug for NotifierIdle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.debug("NotifierIdle", f)
     }
 }
 
@@ -184,16 +172,6 @@ impl NotifierSleep {
         self.idle.load().waking()
     }
 
-    /// (idle workers awake, busy workers), for rayon PR #1314's searcher
-    /// bound. Sleepers are not counted here, so they count as busy.
-    fn idle_counts(&self) -> (usize, usize) {
-        let looking = self.looking.load(unmodeled::Relaxed) as usize;
-        (
-            self.awake_idle(),
-            self.notifier.capacity().saturating_sub(looking),
-        )
-    }
-
     /// `awake_idle += 1`, refusing to pass the capacity.
     #[inline]
     #[track_caller]
@@ -216,8 +194,8 @@ impl NotifierSleep {
     /// A round that starts after its deadline: no search and no sleep. An
     /// announced worker withdraws as when its final check finds work
     /// (docs/notifier.md, "NotifierSleep").
-    fn past_deadline(&self, operation: &str, idle: &mut NotifierIdle<'_>) -> Round {
-        if let Some(wait) = idle.prepared.take() {
+    fn past_deadline(&self, operation: &str, idle: &mut Search<'_, Self>) -> Round {
+        if let Some(wait) = idle.announced.take() {
             if self.notifier.withdraw_keeping(wait, operation) {
                 self.idle.back_from_wake();
             } else {
@@ -235,7 +213,7 @@ impl NotifierSleep {
     fn sleep(
         &self,
         operation: &str,
-        idle: &mut NotifierIdle<'_>,
+        idle: &mut Search<'_, Self>,
         wait: PreparedWait<'_>,
         latch: &CoreLatch,
         has_work: impl FnOnce() -> bool,
@@ -308,34 +286,6 @@ impl NotifierSleep {
         outcome
     }
 
-    /// The end of a search, from the idle state's drop: uncount the worker,
-    /// give back its slot, and hand off to one sleeper if no worker a post
-    /// can rely on is left (docs/notifier.md, "The awake idle count").
-    fn end_search(&self, idle: &mut NotifierIdle<'_>) {
-        if !idle.counted {
-            // Uncounted since its park returned: no post counted on it.
-            self.pool.slots.release(&mut idle.period.slot);
-            return;
-        }
-        if self.pool.slots.counts_busy() {
-            self.looking.fetch_sub(1, unmodeled::Relaxed);
-        }
-        self.pool.slots.release(&mut idle.period.slot);
-        let left = match idle.prepared.take() {
-            Some(wait) => {
-                if self.notifier.withdraw_keeping(wait, "work_found") {
-                    self.idle.woken_and_gone()
-                } else {
-                    self.idle.load()
-                }
-            }
-            None => self.idle.leave(),
-        };
-        if left.covering() == 0 {
-            self.wake_one();
-        }
-    }
-
     /// `notify_one`, crediting the wake it delivers to `waking`.
     fn wake_one(&self) {
         self.notifier
@@ -374,6 +324,56 @@ impl NotifierSleep {
     }
 }
 
+impl Searcher for NotifierSleep {
+    type Announced<'a> = PreparedWait<'a>;
+
+    fn pool(&self) -> &PoolIdle {
+        &self.pool
+    }
+
+    fn worker_idle(&self, worker: usize) -> &WorkerIdle {
+        &self.workers_idle[worker]
+    }
+
+    /// Busy workers are those in no idle period: `looking` counts the
+    /// sleepers too, as JecSleep's inactive count does.
+    fn idle_counts(&self) -> (usize, usize) {
+        let looking = self.looking.load(unmodeled::Relaxed) as usize;
+        (
+            self.awake_idle(),
+            self.notifier.capacity().saturating_sub(looking),
+        )
+    }
+
+    /// The end of a search, from the idle state's drop: uncount the worker,
+    /// give back its slot, and hand off to one sleeper if no worker a post
+    /// can rely on is left (docs/notifier.md, "The awake idle count").
+    fn end_search(&self, idle: &mut Search<'_, Self>) {
+        if !idle.counted {
+            // Uncounted since its park returned: no post counted on it.
+            self.pool.slots.release(&mut idle.period.slot);
+            return;
+        }
+        if self.pool.slots.counts_busy() {
+            self.looking.fetch_sub(1, unmodeled::Relaxed);
+        }
+        self.pool.slots.release(&mut idle.period.slot);
+        let left = match idle.announced.take() {
+            Some(wait) => {
+                if self.notifier.withdraw_keeping(wait, "work_found") {
+                    self.idle.woken_and_gone()
+                } else {
+                    self.idle.load()
+                }
+            }
+            None => self.idle.leave(),
+        };
+        if left.covering() == 0 {
+            self.wake_one();
+        }
+    }
+}
+
 impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
     #[track_caller]
     fn round(
@@ -385,6 +385,7 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
         deadline: Option<Instant>,
         park: Option<impl FnMut(Option<Instant>)>,
     ) -> Round {
+        let idle = &mut idle.0;
         let (parks, hook) = (park.is_some(), self.notifier.unpark.is_some());
         check_round(operation, idle.sleep, self, idle.worker, parks, hook);
         if !idle.counted {
@@ -395,7 +396,7 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             return self.past_deadline(operation, idle);
         }
-        if let Some(wait) = idle.prepared.take() {
+        if let Some(wait) = idle.announced.take() {
             return self.sleep(operation, idle, wait, latch, has_work, deadline, park);
         }
         let step = idle
@@ -419,7 +420,7 @@ impl<'a> Rounds<NotifierIdle<'a>> for NotifierSleep {
             self.idle.leave();
         });
         match announced {
-            Ok(wait) => idle.prepared = Some(wait),
+            Ok(wait) => idle.announced = Some(wait),
             Err(state) => panic!(
                 "{operation}: worker {} is already asleep or registering on another \
                  thread (its waiter slot is {state}): two threads use one worker index",
@@ -457,28 +458,19 @@ impl SleepProtocol for NotifierSleep {
             Count(capacity, "worker")
         );
         self.count_awake_idle("start_looking", worker);
-        NotifierIdle {
-            sleep: self,
-            worker,
-            period: Period::new(worker),
-            prepared: None,
-            counted: true,
-        }
+        NotifierIdle(Search::new(self, worker))
     }
 
+    #[track_caller]
     fn may_search(&self, idle: &mut NotifierIdle<'_>, latch: &CoreLatch) -> bool {
-        check_owner("may_search", idle.sleep, self, idle.worker);
-        idle.period
-            .may_search(&self.pool, latch, || self.idle_counts())
+        idle.0.may_search(self, latch)
     }
 
     #[inline]
     #[track_caller]
-    fn work_found(&self, mut idle: NotifierIdle<'_>) {
-        check_owner("work_found", idle.sleep, self, idle.worker);
-        idle.period
-            .found(&self.workers_idle[idle.worker], &self.pool);
+    fn work_found(&self, idle: NotifierIdle<'_>) {
         // Dropping the state ends the search: `end_search`.
+        idle.0.found(self);
     }
 
     #[inline]

@@ -1,10 +1,12 @@
 //! The idle side that both protocols share: what a pool's workers share
 //! about idling ([`PoolIdle`]), what each worker keeps across its idle
-//! periods ([`WorkerIdle`]), and [`Period`], which drives the idle policy's
-//! pure [`IdlePeriod`] on the clocks. No wake depends on anything here
+//! periods ([`WorkerIdle`]), [`Period`], which drives the idle policy's
+//! pure [`IdlePeriod`] on the clocks, and [`Search`], the idle state
+//! between rounds that [`Period`] is part of. No wake depends on anything here
 //! (docs/idle-policy.md, "Why no wake depends on the policy").
 
 mod counters;
+mod search;
 mod searchers;
 #[cfg(feature = "policy-tools")]
 mod trace;
@@ -16,6 +18,7 @@ use crate::sync::unmodeled::{AtomicU64, Mutex, Relaxed};
 use crate::sync::{shared_clock_ns, thread_cpu_ns, IdleClock};
 pub(crate) use counters::IdleCounters;
 use counters::SearchEnd;
+pub(crate) use search::{Search, Searcher};
 use searchers::SearcherSlots;
 
 /// Panics, naming `operation` and the protocol's type, unless the idle
