@@ -98,6 +98,15 @@ It fails (exit 1, one line per problem) when:
   format argument `{...}` of the literal for a run of the quote without a
   space (`worker 3`, `no_work_found`). CHANGELOG.md is not checked: it
   quotes messages as they were when it was written.
+- a code example that runs as a doctest (a fenced block of docs/*.md,
+  README.md or a doc comment in src/) uses an item that is public only
+  with the `internals` feature: an item declared inside `internal! { ... }`
+  or re-exported by lib.rs under `#[cfg(feature = "internals")]`. The
+  doctests build with that feature (the crate's dev-dependency on itself),
+  so such an example would pass there and fail for a user. An example in
+  the doc comment of such an item is its own business and is not checked.
+  A CamelCase name counts as a word; any other name only as a method or a
+  path's last segment (`.rounds(`, `::rounds`).
 """
 
 import bisect
@@ -702,6 +711,68 @@ for path_, text in sorted(docs.items()) + [("README.md", readme)]:
                        for value, pat in src_strings):
                 problems.append(f"{path_}:{number}: quotes the message `{quote}`, which no "
                                 "format string in src/ prints")
+
+# 8. Doc examples that use an item public only with `internals`.
+def internal_blocks(text):
+    """The line ranges (first, last) of each `internal! { ... }` in `text`:
+    as rustfmt lays it out, from its opening line to the first line below
+    that is its closing brace at the same indent."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = re.match(r"(\s*)internal! \{$", line)
+        if m:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j] == m.group(1) + "}")
+            yield i + 1, end + 1
+
+
+internal_items, internal_lines = set(), {}  # (owner type or None, name)
+public_methods = set()  # method names public without the feature
+IMPL = re.compile(r"^impl(?:<[^>]*>)?\s+(?:[\w:<>']+\s+for\s+)?(\w+)", re.M)
+ITEM = re.compile(r"\bpub\s+(?:const\s+)?(fn|const|struct|enum|trait|type)\s+(\w+)")
+for path_, text in src.items():
+    lines = text.split("\n")
+    blocks = list(internal_blocks(text))
+    internal_lines[path_] = blocks
+    for first, last in blocks:
+        owners = IMPL.findall("\n".join(lines[:first]))
+        block = "\n".join(l for l in lines[first - 1:last] if not l.strip().startswith("//"))
+        for kind, name in ITEM.findall(block):
+            in_impl = owners and not lines[first - 1].startswith("internal!")
+            internal_items.add((owners[-1] if in_impl else None, name))
+    inside = {n for first, last in blocks for n in range(first, last + 1)}
+    for number, line in enumerate(lines, 1):
+        m = re.match(r"\s*pub\s+(?:const\s+)?fn\s+(\w+)", line)
+        if m and number not in inside:
+            public_methods.add(m.group(1))
+public_methods |= set(re.findall(r"(?m)^    fn (\w+)", src["src/protocol.rs"]))
+lib_lines = src["src/lib.rs"].split("\n")
+for i, line in enumerate(lib_lines[:-1]):
+    if line.strip() == '#[cfg(feature = "internals")]':
+        use = re.match(r"\s*pub use [\w:]*?(?:\{([^}]*)\}|(\w+));", lib_lines[i + 1])
+        if use:
+            internal_items |= {(None, n.strip()) for n in (use.group(1) or use.group(2)).split(",")
+                               if n.strip()}
+
+
+def uses_internal(code_line):
+    for owner, name in sorted(internal_items, key=str):
+        if owner is None and re.search(rf"\b{name}\b", code_line):
+            return name
+        if owner and (re.search(rf"\b{owner}::{name}\b", code_line) or (
+                name not in public_methods and re.search(rf"\.{name}\b", code_line))):
+            return f"{owner}::{name}"
+    return None
+
+
+for path_, number, line, fenced in doc_lines():
+    if not fenced or path_.endswith("Cargo.toml") or path_ == "CHANGELOG.md":
+        continue
+    if any(first <= number <= last for first, last in internal_lines.get(path_, [])):
+        continue
+    name = uses_internal(line)
+    if name:
+        problems.append(f"{path_}:{number}: a doc example uses {name}, which is public only "
+                        "with the internals feature (doctests build with it; a user does not)")
 
 for p in sorted(set(problems)):
     print(p)

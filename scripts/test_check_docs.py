@@ -145,6 +145,20 @@ CASES = [
      [("README.md", None, "\nSee [the limits](#limits) and [`Notifier`]"
        "(https://docs.rs/eventcount/latest/eventcount/struct.Notifier.html).\n")],
      None),
+
+    # Doc examples, which doctests build with `internals`, use only the default API.
+    ("a public doc example reads the counters, public only with internals",
+     [("src/protocol.rs", "    /// assert_eq!(sleep.capacity(), 4);",
+       "    /// assert_eq!(sleep.counters().inactive(), 0);")],
+     "a doc example uses JecSleep::counters, which is public only with the internals feature"),
+    ("a guide example names an internals-only type",
+     [("docs/guide.md", "let sleep = JecSleep::new(4);",
+       "let sleep = JecSleep::new(4);\nlet _: Option<eventcount::JecCounters> = None;")],
+     "a doc example uses JecCounters"),
+    ("an internals-only method by its path, in the README's example",
+     [("README.md", "let sleep = Arc::new(JecSleep::new(1));",
+       "let sleep = Arc::new(JecSleep::try_new(1, IdlePolicy::rounds(4), None).unwrap());")],
+     "a doc example uses IdlePolicy::rounds"),
 ]
 
 
