@@ -9,9 +9,8 @@
 //! | `worker.rs`   | one worker's sleep word, which wakers claim                |
 //! | `idle.rs`     | [`JecIdle`], what an idle worker carries between rounds    |
 //!
-//! The protocol's operations are the methods of [`SleepProtocol`], as for
-//! [`NotifierSleep`](crate::NotifierSleep), documented once on the trait;
-//! inherent here is only what this type has: constructors, policy, counters.
+//! Its operations are the methods of [`SleepProtocol`], documented on the
+//! trait; inherent here are only constructors, policy and counters.
 
 mod counters;
 mod idle;

@@ -10,13 +10,10 @@
 //! | `CLAIMED`        | yes, until the waker uncounts it | a waker took it; it must wait for AWAKE     |
 //! | `SLEEPING_EXTERNAL` | yes                 | registered; asleep in its caller's `park`, or about to be: a waker calls the `Unpark` hook |
 //!
-//! The sleeper moves AWAKE → REGISTERING before it can be counted, and
-//! REGISTERING → SLEEPING only after its counters CAS, so a waker that saw
-//! `sleeping > 0` finds every counted sleeper REGISTERING or SLEEPING, never
-//! half-registered (Blitz's lost wake). Whoever wins the CAS out of SLEEPING
-//! (or SLEEPING_EXTERNAL) uncounts the sleeper, once; a claimed sleeper runs
-//! only after its waker's AWAKE. The argument, external parking included, is
-//! in [docs/jec-sleep.md](crate::docs::jec_sleep), "Why nothing is lost".
+//! A waker that saw `sleeping > 0` finds every counted sleeper REGISTERING
+//! or SLEEPING, never half-registered (Blitz's lost wake), and whoever wins
+//! the CAS out of SLEEPING (or SLEEPING_EXTERNAL) uncounts it once:
+//! [docs/jec-sleep.md](crate::docs::jec_sleep), "Why nothing is lost".
 
 use crate::sync::{Futex, Ordering};
 

@@ -28,11 +28,10 @@ use crate::unpark::Unpark;
 /// notifier, with the worker's [`CoreLatch`] stepped through SLEEPY and
 /// SLEEPING so a latch setter knows when to wake it.
 ///
-/// Awake idle workers are counted in one shared word, and a post wakes only
-/// as many sleepers as they cannot cover; with nobody asleep it costs one
-/// fence plus one load. [docs/notifier.md](crate::docs::notifier),
-/// "NotifierSleep", has the word's layout, its orderings and why no wake
-/// is lost.
+/// A post wakes only as many sleepers as the awake idle workers cannot
+/// cover; with nobody asleep it costs one fence and one load
+/// ([docs/notifier.md](crate::docs::notifier), "NotifierSleep", has the
+/// count's layout and orderings).
 ///
 /// # Examples
 ///
@@ -46,14 +45,13 @@ use crate::unpark::Unpark;
 #[derive(Debug)]
 pub struct NotifierSleep {
     notifier: Notifier,
-    /// The workers a post can rely on, in one word on its own cache line:
+    /// The workers a post can rely on, in one word on its own cache line
+    /// (`idle_count.rs` has the details):
     ///
     /// | bits   | field        | meaning                                   |
     /// |--------|--------------|-------------------------------------------|
     /// | 0..32  | `waking` + 2³¹ | wakes the protocol delivered whose worker is not yet back (signed) |
     /// | 32..64 | `awake_idle` | idle workers that are not asleep or announced (≤ capacity) |
-    ///
-    /// (`idle_count.rs` has the details.)
     idle: CachePadded<IdleCount>,
     /// What each worker's idle periods learned and cost.
     workers_idle: Box<[CachePadded<WorkerIdle>]>,
@@ -69,11 +67,9 @@ pub struct NotifierSleep {
 /// dropped.
 #[must_use = "a NotifierIdle is passed to no_work_found each empty round, then to work_found"]
 pub struct NotifierIdle<'a>(
-    /// The search; its announcement is the wait prepared on the waiter
-    /// stack: the worker is out of the awake idle count, and its caller is
-    /// making its last search. It is uncounted (`counted` false) after a
-    /// park of the caller's returned with no wake, until the next round
-    /// (docs/notifier.md, "NotifierSleep", step 8).
+    /// The search; its announcement is the wait prepared on the waiter stack,
+    /// and it is uncounted (`counted` false) after a park of the caller's
+    /// returned unwoken (docs/notifier.md, "NotifierSleep", step 8).
     pub(crate) Search<'a, NotifierSleep>,
 );
 

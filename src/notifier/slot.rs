@@ -14,13 +14,9 @@
 //! | `TARGETED`  | yes (or being popped)     | woken by `notify_waiter` without a pop; token out |
 //! | `PARKED_EXTERNAL` | yes (or being popped) | committed to the caller's `park`: a wake calls the `Unpark` hook |
 //!
-//! Owner: IDLE or CANCELLED → PREPARED (claim; a push only from IDLE),
-//! PREPARED → PARKED or PARKED_EXTERNAL (commit), → CANCELLED or IDLE
-//! (withdraw), SIGNALED → IDLE (the wait ends). A notifier that popped the
-//! slot: PREPARED, PARKED, PARKED_EXTERNAL → SIGNALED, CANCELLED → IDLE,
-//! TARGETED → SIGNALED; `notify_waiter` moves a waiting slot to TARGETED in
-//! place. A failed CAS means the other side moved first (docs/notifier.md,
-//! "Steps, with orderings and why").
+//! The owner and a notifier that popped the slot move it as the table says;
+//! a failed CAS means the other side moved first (docs/notifier.md, "Steps,
+//! with orderings and why").
 //!
 //! Orderings: atomicity, not ordering, decides every race on the word, and
 //! each Acquire and Release on it is defensive (every loom model passes

@@ -5,14 +5,11 @@
 //! | 0..16  | `top`   | slot index on top of the waiter stack; `0xFFFF` = empty    |
 //! | 16..64 | `epoch` | the `top` slot's push count when it was pushed (ABA guard) |
 //!
-//! Every prepared waiter is pushed on the stack by `prepare_wait` and stays
-//! there until a notify pops it, or it pops itself when it cancels from the
-//! top. A notify with an empty stack returns after one fence and one load.
-//!
-//! The whole word is the *stack word*: the value a pushing slot saves as its
-//! `next` link and a pop restores. The epoch sits in the high bits so that
-//! bumping it wraps off the top of the `u64` and never carries into `top`.
-//! See [docs/notifier.md](crate::docs::notifier) for the widths.
+//! Every prepared waiter is on the stack until a notify pops it or it
+//! cancels from the top. The whole word is the *stack word* a push saves as
+//! its `next` link; the epoch sits in the high bits so that bumping it
+//! wraps off the `u64` and never carries into `top`
+//! ([docs/notifier.md](crate::docs::notifier), "The state word").
 
 use static_assertions::const_assert;
 

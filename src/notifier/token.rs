@@ -8,14 +8,11 @@ use super::Notifier;
 /// [`Notifier::cancel_wait`].
 ///
 /// Dropping the token cancels the wait, so an early return or a panic while
-/// re-checking the condition leaves no waiter behind (a leaked prepared slot
-/// would stay on the waiter stack and take a notification meant for a real
-/// waiter).
-///
-/// Leaking a token with `mem::forget` leaves its slot prepared on the
-/// waiter stack for good. A debug build reports it when the notifier is
-/// dropped, with a panic naming the slot and its state, except while the
-/// thread is already unwinding: a panic there would abort the process.
+/// re-checking the condition leaves no waiter behind. A token leaked with
+/// `mem::forget` leaves its slot on the waiter stack for good, taking a
+/// notification meant for a real waiter; a debug build panics naming the
+/// slot when the notifier is dropped, unless already unwinding (a panic
+/// there would abort).
 ///
 /// # Examples
 ///

@@ -4,16 +4,12 @@
 //! its own, so that the models drive the very protocol code that ships and
 //! see no more ordering than a futex gives it.
 //!
-//! What a futex promises, and all it promises: `FUTEX_WAIT` compares the
-//! word with `expected` and queues the caller as one step with respect to
-//! `FUTEX_WAKE` on the same word, and a wake takes a queued sleeper off the
-//! queue. Nothing in that contract makes the waker's writes visible to the
-//! woken thread: every caller re-loads the word after a wait, with the
-//! ordering it chose. Every blocking primitive of loom's (`Notify`, `Mutex`,
-//! `Condvar`, `park`/`unpark`, a join) synchronizes: the woken thread
-//! acquires what its waker did. A parker built on one would give every
-//! model a happens-before edge that production lacks, and an ordering that
-//! only that edge made unnecessary would read as defensive.
+//! A futex wait and wake order nothing: every caller re-loads the word
+//! after a wait, with the ordering it chose. loom's blocking primitives
+//! (`Notify`, `Mutex`, `Condvar`, `park`, a join) all synchronize the woken
+//! thread with its waker: a parker built on one would add a happens-before
+//! edge that production lacks, and an ordering only that edge made
+//! unnecessary would read as defensive.
 //!
 //! So the kernel's part, "is the owner queued on this word", is a std flag
 //! that loom does not see, and a queued thread sleeps by yielding to loom's
@@ -26,13 +22,11 @@
 //!   the waker had already overwritten and woken for, and sleep for good,
 //!   which no futex does. The compare and the queueing are one step: no
 //!   loom operation lies between them, so no other thread runs there;
-//! - `wake_one` clears the flag and touches nothing loom sees. The owner
-//!   sleeps until then even if the word has changed, so a waker that changes
-//!   the word but forgets its wake leaves the owner asleep, as on a futex
-//!   (`scripts/planted_bugs.py` plants that in both protocols). It needs no
-//!   scheduling point of its own: the waker's store just before it is one,
-//!   and the only thread that could tell a wake in that gap from one just
-//!   after is the owner, asleep either way;
+//! - `wake_one` clears the flag and touches nothing loom sees, so a waker
+//!   that changes the word but forgets its wake leaves the owner asleep, as
+//!   on a futex. It needs no scheduling point of its own: the waker's store
+//!   just before it is one, and the only thread that could tell a wake in
+//!   that gap from one just after is the owner, asleep either way;
 //! - a queued owner calls `loom::thread::yield_now` in a loop. loom runs a
 //!   yielding thread again only after another thread has moved, or when no
 //!   other thread can, and the loop's re-checks touch nothing loom sees.
@@ -42,17 +36,16 @@
 //!   is a lost wakeup;
 //! - two sleepers can yield to each other for ever while the thread that
 //!   would wake them is ready to run: loom counts the other sleeper's yield
-//!   as progress, and would explore such executions
-//!   without end. So a sleeper that loom runs again while still queued,
-//!   right after a yield by another sleeper that is still queued too, stops
-//!   the exploration of the rest of that execution (`loom::skip_branch`):
-//!   loom passed over the threads that could run for one that can only
-//!   yield again, or none can run and the model is deadlocked. The rest of
-//!   that execution then runs on loom's default schedule, which runs a
-//!   thread that can move before a sleeper and still ends a deadlock on the
-//!   branch limit. A yield through this module's `yield_now` (a search
-//!   round's) is not a sleeper's, so a sleeper run
-//!   after it keeps exploring.
+//!   as progress, and would explore such executions without end. So a
+//!   sleeper that loom runs again while still queued, right after a yield
+//!   by another sleeper that is still queued too, stops the exploration of
+//!   the rest of that execution (`loom::skip_branch`): loom passed over the
+//!   threads that could run for one that can only yield again, or none can
+//!   run and the model is deadlocked. The rest of that execution then runs
+//!   on loom's default schedule, which runs a thread that can move before a
+//!   sleeper and still ends a deadlock on the branch limit. A yield through
+//!   this module's `yield_now` (a search round's) is not a sleeper's, so a
+//!   sleeper run after it keeps exploring.
 //!
 //! No return is spurious, although a futex may return on a signal. Every
 //! caller loops over its wait anyway (`Slot::park`, `WorkerSleep::sleep`),

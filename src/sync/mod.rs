@@ -19,17 +19,10 @@
 //! downstream crate's own `--cfg loom` from turning our primitives into
 //! loom's when it does not ask for that.
 //!
-//! A downstream crate whose loom models drive this crate (a scheduler that
-//! sleeps its workers on it) asks with a second cfg, `eventcount_loom`,
-//! beside its own: `RUSTFLAGS="--cfg loom --cfg eventcount_loom" cargo
-//! test`. The whole library then uses this file's loom backend, and loom is
-//! a dependency of the library under that cfg (Cargo.toml), so the models
-//! see every atomic, fence and sleep of the crate. The same as crossbeam's
-//! `crossbeam_loom`. Only a client's loom run sets it: this crate's own
-//! doctests and integration tests would panic under it, outside a model.
-//! The cfg also makes the idle clock loom's fixed step (`clock.rs`), so a
-//! client's model replays exactly. The crate's own models, in `src/models/`,
-//! stay `cfg(all(test, loom))`.
+//! A downstream crate whose loom models drive this crate sets a second cfg,
+//! `eventcount_loom`, beside its own (as crossbeam's `crossbeam_loom`): the
+//! whole library, idle clock included, then uses the loom backend, and loom
+//! is a dependency under that cfg (docs/development.md, "Testing").
 //!
 //! Gaps between the builds, written down where they matter:
 //! - loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
@@ -39,11 +32,8 @@
 //!   `IdleClock` advances by a fixed step per read (`clock.rs`).
 //! - loom cannot model spinning on another thread: `yield_now` is a loom
 //!   yield, and protocol code never spins waiting for another thread.
-//! - A futex wait and wake order nothing, and neither does the loom parker:
-//!   a woken thread sees its waker's writes only through the orderings of
-//!   the protocol's own loads and stores. Under loom a wait never returns
-//!   spuriously, and a lost wakeup can show up as loom's branch limit
-//!   instead of "deadlock" (`loom.rs`).
+//! - the loom parker, like a futex, orders nothing; it never returns
+//!   spuriously, and a lost wakeup may hit the branch limit (`loom.rs`).
 
 // The loom backend: `any(all(test, loom), eventcount_loom)` (module docs).
 #[cfg(any(all(test, loom), eventcount_loom))]

@@ -3,39 +3,11 @@
 //! `thread::park` / `Thread::unpark`, which std builds on the platform's
 //! native primitive (a futex or `WaitOnAddress` where there is one).
 //!
-//! Every word in this crate has at most one sleeper at a time, its owner,
-//! which is the shape park and unpark fit: a waker wakes a thread, not a
-//! word. The owner can change over time, though (a `Notifier` slot may be
-//! taken by one thread after another), so each word keeps the handle of the
-//! thread waiting on it right now, in a `Mutex<Option<Thread>>` that only
-//! that thread and its wakers touch.
-//!
-//! Why no wake is lost. A wait registers its thread under the lock, and
-//! only then re-loads the word; a waker changes the word first, and only
-//! then takes the handle under the lock. Either the waker's lock comes
-//! after the registration, and it finds the handle and unparks the thread;
-//! or it comes before, and then the waker's change happens before the
-//! registration's lock (the lock's release and acquire order them), so the
-//! re-load sees the change and the thread does not park. That is the
-//! futex's "compare and queue as one step", made of a lock and an order.
-//! An unpark that comes before the `park` call is kept by std as the
-//! thread's token, and that `park` returns at once.
-//!
-//! Spurious returns, both ways, are allowed by the futex contract that
-//! every caller keeps (it re-loads the word and waits again):
-//! - `park` may return with no unpark at all, and a wait then returns;
-//! - an unpark may reach a thread that is no longer waiting on this word:
-//!   a waker took the handle, the owner woke up for another reason (a
-//!   timeout, a spurious return) and left. The unpark then stays as the
-//!   thread's token and makes its next `park`, on any word or in any other
-//!   code that parks, return once early. std documents that every `park`
-//!   must allow for that.
-//!
-//! The cost next to the futex backend: a wait takes the lock twice (to
-//! register, and to clear its handle when it wakes), a wake once, all
-//! uncontended but for a waker racing its sleeper; `thread::current()`
-//! clones a handle; and the sleep itself is std's parker, which is a futex
-//! wait on a word of std's on the futex platforms.
+//! Each word keeps the handle of the thread waiting on it right now, in a
+//! `Mutex<Option<Thread>>`. A wait registers under the lock and only then
+//! re-loads the word; a waker changes the word and only then takes the
+//! handle. Why that loses no wake, the spurious returns it allows and its
+//! cost: docs/notifier.md, "Parking backends".
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Thread};
